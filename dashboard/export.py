@@ -1,0 +1,82 @@
+"""What a user takes away: the result as CSV, and the commands that reproduce the current state.
+
+Pure functions (no Dash), so the exact text a user copies is tested without a browser.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shlex
+from typing import Any
+
+CLI_COMMANDS: dict[str, str] = {
+    "/simulations": "simulate",
+    "/surfaces": "surface",
+    "/architectures": "architecture",
+    "/sweeps/diversity": "sweep",
+}
+
+
+def _flatten(prefix: str, value: Any, rows: list[tuple[str, Any]]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, rows)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _flatten(f"{prefix}[{i}]", v, rows)
+    else:
+        rows.append((prefix, value))
+
+
+def _table(records: list[dict[str, Any]]) -> str:
+    """Records (dicts of scalars) as CSV with the union of their keys as header."""
+    keys: list[str] = []
+    for r in records:
+        for k, v in r.items():
+            if k not in keys and not isinstance(v, (dict, list)):
+                keys.append(k)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    w.writerows(records)
+    return buf.getvalue()
+
+
+def result_to_csv(result: dict[str, Any]) -> str:
+    """A result as CSV: a real table where the result is one (surface cells, sweep points, candidates),
+    otherwise one `key,value` row per number with dotted paths (e.g. `heads[2].variance`)."""
+    if "metrics" in result and "x" in result and "y" in result:
+        xp, yp = result["x"]["param"], result["y"]["param"]
+        names = list(result["metrics"])
+        records = []
+        for i, yv in enumerate(result["y"]["values"]):
+            for j, xv in enumerate(result["x"]["values"]):
+                records.append({xp: xv, yp: yv, **{m: result["metrics"][m][i][j] for m in names}})
+        return _table(records)
+    if isinstance(result.get("points"), list):
+        return _table(result["points"])
+    if isinstance(result.get("candidates"), list):
+        return _table(result["candidates"])
+    rows: list[tuple[str, Any]] = []
+    _flatten("", result, rows)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["key", "value"])
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def reproduce_commands(api_url: str, path: str, body: dict[str, Any]) -> str:
+    """The `curl` call and the `headdiv` command that compute exactly what the view shows."""
+    compact = json.dumps(body, separators=(",", ":"), sort_keys=True)
+    lines = [
+        "# over HTTP (waits up to 60 s for the result):",
+        f"curl -s -X POST '{api_url.rstrip('/')}/api/v1{path}?wait=60' \\",
+        f"     -H 'content-type: application/json' -d {shlex.quote(compact)}",
+    ]
+    cli = CLI_COMMANDS.get(path)
+    if cli:
+        lines += ["", "# on this machine, no server needed:", f"headdiv {cli} {shlex.quote(compact)}"]
+    return "\n".join(lines)

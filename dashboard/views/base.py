@@ -1,0 +1,50 @@
+"""The interface every dashboard view implements (the issue-6 views follow it too).
+
+A view is a tab of the dashboard. It contributes three things and nothing else:
+
+- `layout(state)`: its components, built once at start-up from the default `State` (the URL's values
+  are pushed into the controls afterwards by the app's one URL-sync callback, so a layout never reads
+  the URL itself);
+- `register_callbacks(app, client)`: its callbacks, which read the validated state from the
+  `dcc.Store` with id `STATE_STORE` (never the raw URL) and talk to the API only through `client`;
+- `url_params`: the view's own URL parameters (`Param`s whose `component` ids live in its layout); the
+  registry in `dashboard/state.py` merges them with the scenario keys and the global flags, and
+  rejects duplicate names at start-up.
+
+Keeping views behind this small surface is why a view can be added, removed or tested alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dash import Dash
+from dash.development.base_component import Component
+
+from dashboard.state import Param, State
+
+if TYPE_CHECKING:
+    from dashboard.api_client import ApiClient
+
+STATE_STORE = "state"
+"""Id of the `dcc.Store` holding the validated state (a dict of every URL parameter's value)."""
+TAB_PARAM = "tab"
+"""URL parameter naming the active view (its `View.id`)."""
+SIM_RESULT_STORE = "sim-result"
+"""Id of the store holding `{"key": ..., "result": <simulation result>}` for the current scenario,
+run by the app for every tab (the header shows its headline numbers); views may read it."""
+
+
+@dataclass(frozen=True)
+class View:
+    """One tab: id (the `tab` URL value), label, layout builder, callback registrar, URL params."""
+
+    id: str
+    label: str
+    layout: Callable[[State], Component]
+    register_callbacks: Callable[[Dash, ApiClient], None]
+    url_params: list[Param] = field(default_factory=list)
+    description: str = ""
+    """One line shown under the tab bar (what the view is for)."""

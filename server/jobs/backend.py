@@ -1,0 +1,43 @@
+"""The one protocol both job runners follow, so routes never know which mode they run in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from server.jobs.state import JobState
+
+
+@dataclass(frozen=True)
+class BackendHealth:
+    ok: bool
+    queue: str
+    """'inline' or 'rq'."""
+    cache: str
+    """'memory' or 'redis'."""
+    workers: int
+    device: str
+    detail: str = ""
+
+
+class JobBackend(Protocol):
+    poll_interval_s: float
+    """How often a `?wait=` request re-reads the job's state."""
+
+    def submit(self, kind: str, payload: dict[str, Any], job_id: str) -> JobState:
+        """Start the job unless the same id is running or cached (single flight); its current state."""
+        ...
+
+    def get(self, job_id: str) -> JobState | None:
+        """The job's state, or None when no such job is known (never submitted, or long expired)."""
+        ...
+
+    def cancel(self, job_id: str) -> JobState | None:
+        """Ask the job to stop; queued jobs end at once, running ones at the engine's next step."""
+        ...
+
+    def health(self) -> BackendHealth: ...
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...

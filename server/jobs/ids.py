@@ -1,0 +1,29 @@
+"""Job identity: one hash of the canonical request, so identical work is done once.
+
+The id covers the job kind, the normalised payload (defaults filled, keys sorted) and the engine's
+version: a changed engine never serves a stale result, and any two requests that mean the same
+computation share one id, one run and one cache entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from workers import ENGINE_VERSION
+
+
+def canonical_payload(request: BaseModel) -> dict[str, Any]:
+    """The JSON form of a validated request, with every default filled in."""
+    payload: dict[str, Any] = request.model_dump(mode="json")
+    return payload
+
+
+def job_id(kind: str, payload: dict[str, Any]) -> str:
+    """sha256 (hex) of canonical JSON `{kind, payload, engine}` with sorted keys."""
+    document = {"kind": kind, "payload": payload, "engine": ENGINE_VERSION}
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()

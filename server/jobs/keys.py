@@ -1,0 +1,20 @@
+"""Redis key names shared by the API and the RQ task: namespaced and versioned by the engine."""
+
+from __future__ import annotations
+
+from workers import ENGINE_VERSION
+
+PREFIX = f"headdiv:v{ENGINE_VERSION}"
+
+
+def result_key(job_id: str) -> str:
+    return f"{PREFIX}:result:{job_id}"
+
+
+def cancel_key(job_id: str) -> str:
+    return f"{PREFIX}:cancel:{job_id}"
+
+
+def claim_key(job_id: str) -> str:
+    """Held for a moment by whoever enqueues a job id, so concurrent submissions enqueue it once."""
+    return f"{PREFIX}:claim:{job_id}"

@@ -1,0 +1,51 @@
+"""Shared test helpers: real services or an honest skip.
+
+Tests that need Redis or a browser skip with a reason on a machine without them, but under
+HEADDIV_REQUIRE_SERVICES=1 (set by .ci/run) they fail instead, so CI can never pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import NoReturn
+
+import pytest
+
+REQUIRE_SERVICES = os.environ.get("HEADDIV_REQUIRE_SERVICES") == "1"
+DEFAULT_TEST_REDIS_URL = "redis://127.0.0.1:6379/15"
+
+
+def need(reason: str) -> NoReturn:
+    """Skip for want of a service, or fail when HEADDIV_REQUIRE_SERVICES=1 says it must be there."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{reason} (required: HEADDIV_REQUIRE_SERVICES=1)", pytrace=False)
+    pytest.skip(f"{reason} (set HEADDIV_REQUIRE_SERVICES=1 to make this a failure)")
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """URL of a live Redis for tests: HEADDIV_TEST_REDIS_URL, else database 15 on the local server."""
+    import redis
+
+    url = os.environ.get("HEADDIV_TEST_REDIS_URL", DEFAULT_TEST_REDIS_URL)
+    client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+    try:
+        client.ping()
+    except (redis.RedisError, OSError) as exc:
+        need(f"no Redis answers at {url}: {exc}")
+    finally:
+        client.close()
+    return url
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Path of a Chromium binary for browser tests: HEADDIV_CHROMIUM, else `chromium` on the PATH."""
+    path = os.environ.get("HEADDIV_CHROMIUM") or shutil.which("chromium")
+    if not path or not os.access(path, os.X_OK):
+        need(
+            f"no Chromium found (HEADDIV_CHROMIUM={os.environ.get('HEADDIV_CHROMIUM')!r}, `chromium` on PATH: "
+            f"{shutil.which('chromium')!r}); install it with `apt-get install chromium chromium-driver`"
+        )
+    return path

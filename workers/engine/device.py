@@ -1,0 +1,29 @@
+"""Which device and dtype the engine computes on (setting `device`: auto | cpu | cuda)."""
+
+from __future__ import annotations
+
+import torch
+
+from workers.engine.errors import EngineError
+from workers.settings import get_engine_settings
+
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def resolve_device(name: str | None) -> torch.device:
+    """'auto' takes CUDA when present; asking for CUDA without one is an error, not a silent CPU run."""
+    choice = name or get_engine_settings().device
+    if choice == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise EngineError("device: 'cuda' was asked for but no CUDA device is available")
+    if choice not in ("cpu", "cuda"):
+        raise EngineError(f"device: expected auto, cpu or cuda, got {choice!r}")
+    return torch.device(choice)
+
+
+def resolve_dtype(name: str | None) -> torch.dtype:
+    choice = name or get_engine_settings().dtype
+    if choice not in _DTYPES:
+        raise EngineError(f"dtype: expected float32 or float64, got {choice!r}")
+    return _DTYPES[choice]

@@ -1,0 +1,115 @@
+"""`headdiv worker`: an RQ worker that loads torch once, never forks, and keeps its job visibly alive.
+
+RQ's default worker forks a work horse per job; with torch (and CUDA, which must not be initialised
+before a fork) that is slow and unsafe, so this one subclasses `SimpleWorker` and runs jobs in its
+own process. Because the job then blocks the main loop, a heartbeat thread refreshes the job's
+StartedJobRegistry entry every few seconds with a short TTL: if the process is SIGKILLed the entry
+expires within `heartbeat_ttl_s`, and the next maintenance pass (any worker's, or the API's, every
+`maintenance_interval_s`) retries the job or fails it as abandoned - within two minutes in all,
+however long the job's own `job_timeout` is. One worker per GPU: start each with its own
+`CUDA_VISIBLE_DEVICES`; the device itself comes from `HEADDIV_DEVICE` (workers.settings).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+
+from redis.exceptions import RedisError
+from rq import Queue, SimpleWorker
+from rq.job import Job
+from rq.serializers import JSONSerializer
+from rq.worker import WorkerStatus
+
+from server.redis_client import connect
+from server.settings import ServerSettings, get_server_settings
+
+log = logging.getLogger(__name__)
+
+
+class HeaddivWorker(SimpleWorker):
+    """SimpleWorker with a short, continuously refreshed registry TTL for the running job."""
+
+    heartbeat_ttl_s: int = 30
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        return self.heartbeat_ttl_s
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        execution = self.prepare_execution(job)
+        stop = threading.Event()
+        beat = threading.Thread(
+            target=self._keep_alive, args=(job, execution, stop), name="headdiv-heartbeat", daemon=True
+        )
+        beat.start()
+        try:
+            self.perform_job(job, queue, execution)
+        finally:
+            stop.set()
+            beat.join()
+        self.set_state(WorkerStatus.IDLE)
+
+    def _keep_alive(self, job: Job, execution: object, stop: threading.Event) -> None:
+        while not stop.wait(self.job_monitoring_interval):
+            try:
+                self.maintain_heartbeats(job, execution)  # type: ignore[arg-type]
+            except RedisError as exc:  # Redis away for a moment: the next beat tries again
+                log.warning("heartbeat for job %s failed: %s", job.id, exc)
+
+
+def _device_label() -> str:
+    """Resolve the engine's device now, loading torch once in this process (never before a fork)."""
+    from workers.engine.device import resolve_device
+
+    return str(resolve_device(None)).replace(".", "_")
+
+
+def build_worker(redis_url: str, queue_names: list[str] | None, settings: ServerSettings) -> HeaddivWorker:
+    connection = connect(redis_url, max(settings.redis_socket_timeout_s, 5.0))
+    names = queue_names or [settings.queue_name]
+    queues = [Queue(name, connection=connection, serializer=JSONSerializer) for name in names]
+    name = f"headdiv.{_device_label()}.{socket.gethostname()}.{os.getpid()}"
+    worker = HeaddivWorker(
+        queues,
+        name=name,
+        connection=connection,
+        serializer=JSONSerializer,
+        maintenance_interval=settings.maintenance_interval_s,
+        job_monitoring_interval=settings.heartbeat_interval_s,
+        # the blocking dequeue lasts worker_ttl - 15 s; keep it short so maintenance runs on time
+        worker_ttl=settings.maintenance_interval_s + 15,
+        default_result_ttl=settings.result_ttl_s,
+    )
+    worker.heartbeat_ttl_s = settings.heartbeat_ttl_s
+    return worker
+
+
+def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: bool = False) -> None:
+    """Run a worker until it is told to stop (SIGTERM/SIGINT), or, with `burst`, until the queue is empty.
+
+    If Redis goes away the worker waits and reconnects rather than exiting.
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = get_server_settings()
+    if settings.warm_up:
+        from workers.engine import warm_up
+
+        threading.Thread(target=warm_up, name="headdiv-warm-up", daemon=True).start()
+    delay = 1.0
+    while True:
+        try:
+            worker = build_worker(redis_url, queue_names, settings)
+            worker.work(burst=burst, logging_level="INFO")
+        except RedisError as exc:
+            log.warning("Redis unreachable (%s); retrying in %.0f s", exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, 30.0)
+            continue
+        if burst or worker._stop_requested:
+            return
+        log.warning("worker loop ended (Redis lost?); reconnecting in %.0f s", delay)
+        time.sleep(delay)
+        delay = min(delay * 2, 30.0)
