@@ -14,7 +14,7 @@ TORCH ?= torch==2.13.0
 TORCH_PIP_ARGS ?=
 PIP := $(BIN)/python -m pip
 PYTEST_ARGS ?=
-BENCH_ARGS ?=
+BENCH_SCRIPTS ?= $(sort $(wildcard bench/*.py))
 
 .PHONY: run test lint format typecheck bench clean help
 
@@ -22,7 +22,7 @@ help:
 	@echo "make run    install what is missing and run the app at http://$(HOST):$(PORT)/"
 	@echo "make test   install test dependencies and run ruff, mypy and the whole test suite"
 	@echo "make lint   ruff check, ruff format --check and mypy only"
-	@echo "make bench  run the load benchmark in bench/"
+	@echo "make bench  run every benchmark in bench/ (BENCH_SCRIPTS=... picks some)"
 	@echo "make clean  remove .venv, caches and build outputs"
 
 $(BIN)/python:
@@ -62,7 +62,7 @@ typecheck: $(VENV)/.test-stamp
 	$(BIN)/mypy
 
 bench: $(VENV)/.run-stamp
-	$(BIN)/python bench/load.py $(BENCH_ARGS)
+	@set -e; for script in $(BENCH_SCRIPTS); do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-artifacts

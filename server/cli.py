@@ -349,16 +349,17 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
+    from server.settings import get_server_settings
     from workers.queue.worker import run_worker
 
-    queues = args.queue or []
+    queues = args.queue or [get_server_settings().queue_name]
     print(
-        f"headdiv worker: Redis at {redact_url(redis_url)}, queues {queues or 'default'}"
-        f"{', burst mode' if args.burst else ''}",
+        f"headdiv worker: Redis at {redact_url(redis_url)}, queues {', '.join(queues)}"
+        f"{' (burst: exits when they are empty)' if args.burst else ''}",
         file=out,
         flush=True,
     )
-    run_worker(redis_url, queues or None, burst=args.burst)
+    run_worker(redis_url, queues, burst=args.burst)
     return EXIT_OK
 
 

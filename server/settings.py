@@ -48,6 +48,7 @@ class ServerSettings(BaseSettings):
     heartbeat_ttl_s: int = Field(
         30, ge=2, description="Registry entries of a running job expire this long after its last heartbeat."
     )
+    max_wait_s: float = Field(60.0, ge=0, le=60, description="Upper bound on any request's ?wait= (seconds).")
     warm_up: bool = Field(True, description="Compile the engine in a background thread at start-up.")
 
     @model_validator(mode="after")

@@ -8,8 +8,10 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from server import cli
@@ -227,3 +229,125 @@ def test_subprocess_simulate_from_stdin_prints_only_json_on_stdout() -> None:
     )
     assert result.returncode == 0, result.stderr
     _check_simulation(result.stdout)
+
+
+# --- the service commands, run for real ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _service_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CACHE_REDIS_URL")}
+    env.update({"HEADDIV_WARM_UP": "false", "HEADDIV_COMPILE": "off", "PYTHONUNBUFFERED": "1"}, **extra)
+    return env
+
+
+def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "server.cli", *argv],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _wait_for(url: str, process: subprocess.Popen[str], timeout: float = 120.0) -> httpx.Response:
+    """GET `url` until it answers 200; fails with the server's output if it dies or never answers."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = process.stdout.read() if process.stdout else ""
+            pytest.fail(f"the server exited with {process.returncode}:\n{output}")
+        try:
+            response = httpx.get(url, timeout=5)
+            if response.status_code == 200:
+                return response
+        except httpx.TransportError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"{url} did not answer 200 within {timeout} s")
+
+
+def _stop(process: subprocess.Popen[str]) -> str:
+    process.terminate()
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+    return output
+
+
+@pytest.mark.slow
+def test_serve_prints_the_url_that_serves_dashboard_and_api() -> None:
+    """`make run`'s last step: the printed URL answers with the dashboard, and the API is healthy."""
+    port = _free_port()
+    process = _start(["serve", "--host", "0.0.0.0", "--port", str(port)], _service_env())
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        page = _wait_for(url, process)
+        health = _wait_for(f"{url}api/v1/health", process)
+    finally:
+        output = _stop(process)
+    assert f"open {url} in a browser" in output
+    assert "embedded" in output
+    assert "text/html" in page.headers["content-type"]
+    assert 'id="_dash-config"' in page.text, "the URL must serve the Dash app itself"
+    body = health.json()
+    assert body["status"] == "ok" and body["cache"] == "memory" and body["queue"] == "inline"
+
+
+@pytest.mark.slow
+def test_dashboard_alone_serves_its_page() -> None:
+    port = _free_port()
+    process = _start(
+        ["dashboard", "--port", str(port), "--api-url", f"http://127.0.0.1:{_free_port()}"], _service_env()
+    )
+    try:
+        page = _wait_for(f"http://127.0.0.1:{port}/", process)
+    finally:
+        output = _stop(process)
+    assert f"open http://127.0.0.1:{port}/ in a browser" in output
+    assert "text/html" in page.headers["content-type"]
+    assert 'id="_dash-config"' in page.text
+
+
+@pytest.mark.redis
+def test_serve_with_redis_url_says_it_is_scaled(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, redis_url: str
+) -> None:
+    import uvicorn
+
+    served: dict[str, object] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.update(app=app, **kwargs))
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    status, out, _ = run_cli(capsys, "serve", "--port", "8123")
+    assert status == 0
+    assert "scaled" in out and redis_url in out
+    assert "open http://127.0.0.1:8123/ in a browser" in out
+    assert served["host"] == "127.0.0.1" and served["port"] == 8123 and callable(served["app"])
+
+
+@pytest.mark.redis
+def test_worker_in_burst_mode_drains_an_empty_queue_and_exits(redis_url: str) -> None:
+    import uuid
+
+    queue = f"headdiv-cli-test-{uuid.uuid4().hex[:8]}"  # nobody else's jobs land here
+    result = subprocess.run(
+        [sys.executable, "-m", "server.cli", "worker", "--burst", "--queue", queue, "--redis-url", redis_url],
+        cwd=ROOT,
+        env=_service_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"queues {queue}" in result.stdout

@@ -22,11 +22,11 @@ MAX_MESSAGE = 500
 
 def _clean(error: dict[str, Any]) -> dict[str, Any]:
     loc = [p if isinstance(p, (str, int)) else str(p) for p in error.get("loc", ())]
-    msg = str(error.get("msg", "invalid value"))[:MAX_MESSAGE]
+    msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")[:MAX_MESSAGE]
     return {"loc": loc, "msg": msg, "type": str(error.get("type", "value_error"))}
 
 
-def _field(loc: list[Any]) -> str:
+def _field(loc: Any) -> str:
     parts = [str(p) for p in loc if p not in ("body", "query", "path")]
     return ".".join(parts) or (str(loc[0]) if loc else "body")
 
@@ -35,13 +35,12 @@ def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
     """FastAPI's `{detail: [{loc, msg, type}]}` plus one readable `message` line."""
     detail = [_clean(e) for e in errors[:20]]
     first = detail[0] if detail else {"loc": ["body"], "msg": "invalid request"}
-    return {"detail": detail, "message": f"{_field(first['loc'])}: {first['msg']}"}
+    where = "body" if first.get("type") == "json_invalid" else _field(first["loc"])
+    return {"detail": detail, "message": f"{where}: {first['msg']}"}
 
 
 def invalid_body(reason: str) -> JSONResponse:
-    return JSONResponse(
-        validation_body([{"loc": ["body"], "msg": reason, "type": "json_invalid"}]), status_code=422
-    )
+    return JSONResponse(validation_body([{"loc": ["body"], "msg": reason, "type": "json_invalid"}]), status_code=422)
 
 
 async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:

@@ -23,6 +23,8 @@ class BackendHealth:
 class JobBackend(Protocol):
     poll_interval_s: float
     """How often a `?wait=` request re-reads the job's state."""
+    blocking_io: bool
+    """True when calls do network I/O (Redis) and belong in a worker thread, not the event loop."""
 
     def submit(self, kind: str, payload: dict[str, Any], job_id: str) -> JobState:
         """Start the job unless the same id is running or cached (single flight); its current state."""

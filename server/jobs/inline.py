@@ -41,6 +41,7 @@ class _Record:
 
 
 class InlineBackend:
+    blocking_io = False
     poll_interval_s = 0.02
 
     def __init__(self, cache: ResultCache, threads: int) -> None:

@@ -7,6 +7,7 @@ Every Redis call has a short timeout and becomes `BackendUnavailable` (503), nev
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -48,6 +49,7 @@ def _worker_device(name: str) -> str | None:
 
 
 class RQBackend:
+    blocking_io = True
     poll_interval_s = 0.1
 
     def __init__(self, settings: ServerSettings) -> None:
@@ -55,8 +57,8 @@ class RQBackend:
         self.settings = settings
         self.redis = connect(settings.redis_url, settings.redis_socket_timeout_s)
         cache_url = settings.cache_redis_url or settings.redis_url
-        cache_client = self.redis if cache_url == settings.redis_url else connect(
-            cache_url, settings.redis_socket_timeout_s
+        cache_client = (
+            self.redis if cache_url == settings.redis_url else connect(cache_url, settings.redis_socket_timeout_s)
         )
         self.cache = RedisCache(cache_client, settings.cache_ttl_s)
         self.queue = Queue(
@@ -119,10 +121,8 @@ class RQBackend:
         return JobState(job_id, "queued")
 
     def _enqueue(self, kind: str, payload: dict[str, Any], job_id: str) -> None:
-        try:  # an old failed/canceled/expired run of the same id gives way to the new one
+        with contextlib.suppress(NoSuchJobError):  # an old failed/canceled/expired run gives way to the new one
             Job.fetch(job_id, connection=self.redis, serializer=JSONSerializer).delete()
-        except NoSuchJobError:
-            pass
         self.redis.delete(cancel_key(job_id))
         s = self.settings
         self.queue.enqueue(
@@ -175,7 +175,9 @@ class RQBackend:
         if submitting:  # failed, canceled or stopped: a new request runs it again
             return None
         if status in (JobStatus.CANCELED, JobStatus.STOPPED):
-            return JobState(job_id, "canceled", progress, error=JobError(message="canceled on request", type="canceled"))
+            return JobState(
+                job_id, "canceled", progress, error=JobError(message="canceled on request", type="canceled")
+            )
         return JobState(job_id, "failed", progress, error=_failure(job))
 
     def _fetch(self, job_id: str) -> Job | None:

@@ -37,18 +37,22 @@ def seeded_generator(seed: int, stream: int, index: int, device: torch.device) -
 def training_sets(
     seed: int, start: int, stop: int, n: int, p: int, *, device: torch.device, dtype: torch.dtype
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Inputs X (R, n, p) ~ N(0, I_p) and noise eps (R, n) ~ N(0, 1) for replicates start..stop-1."""
-    x = torch.empty(stop - start, n, p, device=device, dtype=dtype)
-    eps = torch.empty(stop - start, n, device=device, dtype=dtype)
+    """Inputs X (R, n, p) ~ N(0, I_p) and noise eps (R, n) ~ N(0, 1) for replicates start..stop-1.
+
+    Drawn in float64 whatever the working dtype, so float32 and float64 runs see the same data and
+    differ only by rounding.
+    """
+    x = torch.empty(stop - start, n, p, device=device, dtype=torch.float64)
+    eps = torch.empty(stop - start, n, device=device, dtype=torch.float64)
     gen = torch.Generator(device=device)
     for i, r in enumerate(range(start, stop)):
         gen.manual_seed(derive_seed(seed, TRAINING, r))
         torch.randn(n, p, generator=gen, out=x[i])
         torch.randn(n, generator=gen, out=eps[i])
-    return x, eps
+    return x.to(dtype), eps.to(dtype)
 
 
 def query_points(seed: int, queries: int, p: int, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
     """The fixed query points x*_j (queries, p), drawn once per scenario."""
     gen = seeded_generator(seed, QUERIES, 0, device)
-    return torch.randn(queries, p, generator=gen, device=device, dtype=dtype)
+    return torch.randn(queries, p, generator=gen, device=device, dtype=torch.float64).to(dtype)

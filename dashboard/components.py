@@ -1,0 +1,105 @@
+"""Small layout helpers every view uses, so charts, explanations and exports look and behave alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dash import dcc, html
+from dash.development.base_component import Component
+
+from dashboard.figures.theme import empty_figure
+
+EXPLANATIONS = Path(__file__).parent / "explanations"
+
+
+def chart_id(name: str) -> dict[str, str]:
+    """Pattern-matching id of a chart: the app sets every chart's export format through it."""
+    return {"type": "chart", "name": name}
+
+
+def graph_config(name: str, fmt: str = "png") -> dict[str, Any]:
+    """Plotly's own export button, named after the chart, in the chosen format (PNG or SVG)."""
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": fmt, "filename": f"headdiv-{name}", "scale": 2},
+        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+    }
+
+
+def graph(name: str, message: str = "computing…", **style: Any) -> dcc.Graph:
+    return dcc.Graph(
+        id=chart_id(name),
+        figure=empty_figure(message),
+        config=graph_config(name),
+        className="chart",
+        style=style or None,
+    )
+
+
+def explanation(name: str) -> Component:
+    """The Markdown beside a view (formulas in MathJax), read from `explanations/<name>.md`."""
+    text = (EXPLANATIONS / f"{name}.md").read_text(encoding="utf-8")
+    return html.Aside(dcc.Markdown(text, mathjax=True), className="explain part-explain")
+
+
+def job_status(prefix: str, *, cancellable: bool = False) -> Component:
+    """The progress bar, status line and (for long jobs) cancel button of a view's job."""
+    return html.Div(
+        [
+            dcc.Store(id=f"{prefix}-job"),
+            dcc.Store(id=f"{prefix}-result"),
+            dcc.Interval(id=f"{prefix}-poll", interval=400, disabled=True),
+            html.Div(
+                html.Div(id=f"{prefix}-progress-bar", className="progress-bar", style={"width": "0%"}),
+                id=f"{prefix}-progress",
+                className="progress",
+                role="progressbar",
+                style={"display": "none"},
+            ),
+            html.Span(id=f"{prefix}-status", className="job-status", role="status"),
+            html.Button(
+                "Cancel",
+                id=f"{prefix}-cancel",
+                className="btn btn-small btn-cancel",
+                n_clicks=0,
+                style={} if cancellable else {"display": "none"},
+            ),
+        ],
+        className="job-line",
+    )
+
+
+def export_bar(prefix: str) -> Component:
+    """Download the view's result as JSON or CSV, and the commands that reproduce it."""
+    return html.Div(
+        [
+            html.Button("Download JSON", id=f"{prefix}-dl-json", className="btn btn-small", n_clicks=0),
+            html.Button("Download CSV", id=f"{prefix}-dl-csv", className="btn btn-small", n_clicks=0),
+            dcc.Download(id=f"{prefix}-download"),
+            html.Details(
+                [
+                    html.Summary("Reproduce"),
+                    html.Div(
+                        [
+                            dcc.Clipboard(target_id=f"{prefix}-reproduce", className="clip", title="copy"),
+                            html.Pre(id=f"{prefix}-reproduce", className="reproduce"),
+                        ],
+                        className="reproduce-box",
+                    ),
+                ],
+                className="part-reproduce",
+            ),
+        ],
+        className="export-bar part-export",
+    )
+
+
+def control(label: str, component: Component, name: str, help_text: str = "") -> Component:
+    """A labelled control; `data-ctl` lets lecture mode hide it by name (`hide=H,theta`)."""
+    return html.Div(
+        [html.Label(label, htmlFor=getattr(component, "id", None) if isinstance(getattr(component, "id", None), str)
+                    else None, title=help_text), component],
+        className=f"control ctl-{name}",
+        title=help_text or None,
+    )

@@ -1,0 +1,63 @@
+"""Named scenarios that each tell one story, one click away (they are just URL query strings).
+
+Each preset is a partial state: the keys it sets; everything else takes its default. Being plain
+query strings, they go through the same registry as any shared link, so a preset can never hold a
+value a link could not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Preset:
+    id: str
+    name: str
+    story: str
+    query: str
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        "identical",
+        "Identical heads",
+        "θ = 0: every head sees the same subspace, so their errors are perfectly correlated and the "
+        "ensemble is no better than one head (effective heads = 1).",
+        "tab=ensemble&theta=0&H=4",
+    ),
+    Preset(
+        "orthogonal-noise",
+        "Orthogonal heads, pure noise",
+        "θ = 90 and a constant target: every head is unbiased, errors are uncorrelated, and averaging "
+        "H heads divides the variance by H — Theorem 4.2 at its best.",
+        "tab=diversity&theta=90&target=constant&H=8",
+    ),
+    Preset(
+        "shared-signal",
+        "Diversity hurts a shared signal",
+        "The signal lives in the shared block: heads that turn away from it lose sight of it and their "
+        "bias grows faster than the covariance falls. Diversity is not always good.",
+        "tab=diversity&target=sine&signal=shared&noise=0.2&H=4",
+    ),
+    Preset(
+        "shared-dims",
+        "Share the signal, diversify the rest",
+        "Each head keeps the signal's dimension and spends the others on private directions: low bias "
+        "and low correlation at once.",
+        "tab=ensemble&geometry=shared_dims&shared_dims=1&d_k=4&H=8&target=sine",
+    ),
+    Preset(
+        "softmax",
+        "Softmax is not a local kernel",
+        "Transformer softmax attention is NW with an exponential, non-local kernel: with large n its "
+        "bias does not vanish, unlike the Gaussian kernel's.",
+        "tab=ensemble&kernel=softmax&n=4096&replicates=100&target=sine&theta=45",
+    ),
+    Preset(
+        "budget",
+        "Many small heads or few big ones?",
+        "A fixed budget D = H·d_k = 32: the Monte Carlo optimum beside the paper's closed form.",
+        "tab=architecture&budget=32&replicates=100",
+    ),
+)

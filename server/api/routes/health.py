@@ -1,0 +1,40 @@
+"""GET /api/v1/health: is the service able to take work, where does it cache and compute."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from server.api.deps import BackendDep, call
+from workers import __version__
+
+router = APIRouter(tags=["health"])
+
+
+class Health(BaseModel):
+    status: Literal["ok", "degraded"]
+    cache: Literal["redis", "memory"]
+    queue: Literal["rq", "inline"]
+    workers: int
+    device: str
+    version: str
+    detail: str = ""
+
+
+@router.get("/health", response_model=Health)
+async def health(backend: BackendDep) -> Health:
+    """Always answers 200; `degraded` says Redis (queue or cache) cannot be reached right now."""
+    h = await call(backend, backend.health)
+    if backend.blocking_io is False and h.device == "":
+        h = await call(backend, backend.health)
+    return Health(
+        status="ok" if h.ok else "degraded",
+        cache="redis" if h.cache == "redis" else "memory",
+        queue="rq" if h.queue == "rq" else "inline",
+        workers=h.workers,
+        device=h.device,
+        version=__version__,
+        detail=h.detail,
+    )

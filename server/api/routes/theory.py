@@ -1,0 +1,25 @@
+"""GET /api/v1/theory/architecture: the closed-form curves of MODEL.md section 7 (cheap, no job)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from server.api.errors import invalid_body
+from workers.schemas import TheoryQuery
+
+router = APIRouter(prefix="/theory", tags=["theory"])
+
+
+@router.get("/architecture", summary="Closed-form architecture objective and optimal splits")
+def get_architecture_theory(query: Annotated[TheoryQuery, Query()]) -> Any:
+    from workers.engine import EngineError, architecture_theory
+
+    try:
+        body = json.dumps(architecture_theory(query), allow_nan=False, separators=(",", ":"))
+    except (EngineError, ValueError) as exc:
+        return invalid_body(f"query: {exc}")
+    return Response(content=body, media_type="application/json")

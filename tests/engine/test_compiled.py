@@ -1,0 +1,26 @@
+"""The compiled NW step gives the eager step's numbers (compilation takes ~20 s on 2 cores)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from workers.engine import nw
+
+
+def test_compiled_matches_eager(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.settings import get_engine_settings
+
+    monkeypatch.setattr(get_engine_settings(), "compile", "on")
+    assert nw.warm_up() is True
+    g = torch.Generator().manual_seed(3)
+    q, k = torch.randn(37, 11, 5, generator=g), torch.randn(37, 129, 5, generator=g)
+    kb, y = torch.randn(37, 129, generator=g), torch.randn(37, 129, generator=g)
+    fast = nw.nw_attention(q, k, kb, y, with_stats=True, score_bytes=4096)
+    monkeypatch.setattr(nw, "_compiled", {})
+    monkeypatch.setattr(get_engine_settings(), "compile", "off")
+    slow = nw.nw_attention(q, k, kb, y, with_stats=True, score_bytes=4096)
+    for a, b in zip(fast, slow, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+    w = torch.softmax(torch.baddbmm(kb.unsqueeze(1), q, k.transpose(1, 2)), dim=-1)
+    torch.testing.assert_close(fast[0], (w * y.unsqueeze(1)).sum(-1), rtol=1e-5, atol=1e-6)
