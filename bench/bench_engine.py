@@ -18,11 +18,12 @@ import argparse
 import math
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
-import sys
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 import torch
 import torch.nn.functional as F
@@ -90,30 +91,34 @@ def main() -> None:
 
     t = time.perf_counter()
     compiled = warm_up()
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, compiled={compiled} "
-          f"in {time.perf_counter() - t:.1f}s (excluded below)")
-    print(f"{'shape':6} {'engine ms':>10} {'floor ms':>9} {'sdpa ms':>8} {'numpy ms':>9} "
-          f"{'eng/floor':>9} {'numpy/eng':>9} {'sdpa/eng':>8} {'extra MB':>8}")
+    print(
+        f"torch {torch.__version__}, threads {torch.get_num_threads()}, compiled={compiled} "
+        f"in {time.perf_counter() - t:.1f}s (excluded below)"
+    )
+    print(
+        f"{'shape':6} {'engine ms':>10} {'floor ms':>9} {'sdpa ms':>8} {'numpy ms':>9} "
+        f"{'eng/floor':>9} {'numpy/eng':>9} {'sdpa/eng':>8} {'extra MB':>8}"
+    )
     for name in args.shapes:
         shape = SHAPES[name]
         qq, kk, kb, y = inputs(shape)
         engine = timeit(lambda: nw_attention(qq, kk, kb, y, with_stats=True), args.repeat)  # noqa: B023
         scores = torch.randn(qq.shape[0], qq.shape[1], kk.shape[1])
         floor = timeit(lambda: torch.exp(scores), args.repeat)  # noqa: B023
-        del scores
         d = shape[4]
         v = torch.zeros(kk.shape[0], kk.shape[1], d)
         v[..., 0] = y
         sdpa = timeit(lambda: F.scaled_dot_product_attention(qq, kk, v, scale=1.0), args.repeat)  # noqa: B023
-        del v
         if args.skip_numpy:
             numpy_t = float("nan")
         else:
             qn, kn, yn = qq.double().numpy(), kk.double().numpy(), y.double().numpy()
             numpy_t = timeit(lambda: numpy_loop(qn, kn, yn), 1)  # noqa: B023
         extra = peak_extra_mb_tracked(name)
-        print(f"{name:6} {engine * 1e3:10.1f} {floor * 1e3:9.1f} {sdpa * 1e3:8.1f} {numpy_t * 1e3:9.1f} "
-              f"{engine / floor:9.2f} {numpy_t / engine:9.1f} {sdpa / engine:8.2f} {extra:8.1f}")
+        print(
+            f"{name:6} {engine * 1e3:10.1f} {floor * 1e3:9.1f} {sdpa * 1e3:8.1f} {numpy_t * 1e3:9.1f} "
+            f"{engine / floor:9.2f} {numpy_t / engine:9.1f} {sdpa / engine:8.2f} {extra:8.1f}"
+        )
     for label, scenario in (("default", Scenario()), ("S1", Scenario(replicates=200, H=8, queries=64, n=512, d_k=8))):
         e2e = timeit(lambda: simulate(scenario), args.repeat)  # noqa: B023
         print(f"simulate {label:8} end-to-end {e2e * 1e3:7.1f} ms")

@@ -75,7 +75,9 @@ def _message(resp: httpx.Response) -> str:
     if resp.status_code == 422:
         return describe_422(body)
     if resp.status_code in (502, 503, 504):
-        return UNAVAILABLE + (f": {body['detail']}" if isinstance(body, dict) and isinstance(body.get("detail"), str) else "")
+        return UNAVAILABLE + (
+            f": {body['detail']}" if isinstance(body, dict) and isinstance(body.get("detail"), str) else ""
+        )
     if resp.status_code == 413:
         return "the request is too large"
     if resp.status_code == 404:
@@ -137,7 +139,16 @@ class ApiClient:
 
     def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """GET a cheap endpoint (e.g. `/theory/architecture`) and return its JSON object."""
-        resp = self._send("GET", path, params=params)
+        return self._object(self._send("GET", path, params=params))
+
+    def upload(
+        self, path: str, *, files: dict[str, Any], data: dict[str, str] | None = None, extra_timeout: float = 0.0
+    ) -> dict[str, Any]:
+        """POST a multipart form (e.g. a .safetensors file to `/models/hdi`) and return its JSON object."""
+        resp = self._send("POST", path, wait=extra_timeout, files=files, data=data)
+        return self._object(resp)
+
+    def _object(self, resp: httpx.Response) -> dict[str, Any]:
         try:
             data = resp.json()
         except ValueError:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from dash import dcc, html
 from dash.development.base_component import Component
@@ -31,7 +31,7 @@ def graph(name: str, message: str = "computing…", **style: Any) -> dcc.Graph:
     return dcc.Graph(
         id=chart_id(name),
         figure=empty_figure(message),
-        config=graph_config(name),
+        config=cast(Any, graph_config(name)),
         className="chart",
         style=style or None,
     )
@@ -43,8 +43,8 @@ def explanation(name: str) -> Component:
     return html.Aside(dcc.Markdown(text, mathjax=True), className="explain part-explain")
 
 
-def job_status(prefix: str, *, cancellable: bool = False) -> Component:
-    """The progress bar, status line and (for long jobs) cancel button of a view's job."""
+def job_status(prefix: str) -> Component:
+    """The progress bar, status line and cancel button (shown while a cancellable job runs) of a view's job."""
     return html.Div(
         [
             dcc.Store(id=f"{prefix}-job"),
@@ -63,7 +63,7 @@ def job_status(prefix: str, *, cancellable: bool = False) -> Component:
                 id=f"{prefix}-cancel",
                 className="btn btn-small btn-cancel",
                 n_clicks=0,
-                style={} if cancellable else {"display": "none"},
+                style={"display": "none"},
             ),
         ],
         className="job-line",
@@ -98,8 +98,14 @@ def export_bar(prefix: str) -> Component:
 def control(label: str, component: Component, name: str, help_text: str = "") -> Component:
     """A labelled control; `data-ctl` lets lecture mode hide it by name (`hide=H,theta`)."""
     return html.Div(
-        [html.Label(label, htmlFor=getattr(component, "id", None) if isinstance(getattr(component, "id", None), str)
-                    else None, title=help_text), component],
+        [
+            html.Label(
+                label,
+                htmlFor=getattr(component, "id", None) if isinstance(getattr(component, "id", None), str) else None,
+                title=help_text,
+            ),
+            component,
+        ],
         className=f"control ctl-{name}",
         title=help_text or None,
     )

@@ -20,17 +20,32 @@ VIEW_OWNED: tuple[str, ...] = ("rho", "beta")
 """Scenario keys whose controls live in a view (the Weighting view), not the sidebar."""
 
 LABELS: dict[str, str] = {
-    "H": "heads H", "d_k": "head dimension d_k", "n": "sample size n", "theta": "angle θ between heads (°)",
-    "geometry": "geometry", "tilts": "tilts per head (°)", "shared_dims": "shared dimensions",
-    "p": "ambient dimension p (random)", "target": "target f", "signal": "signal", "noise": "noise σ",
-    "kernel": "kernel", "bandwidth_rule": "bandwidth rule", "bandwidth": "bandwidth h (fixed)",
-    "temperature": "temperature (softmax)", "weights": "weights", "rho": "ρ (geometric)", "beta": "β (MAW)",
-    "replicates": "replicates R", "queries": "query points", "seed": "seed",
+    "H": "heads H",
+    "d_k": "head dimension d_k",
+    "n": "sample size n",
+    "theta": "angle θ between heads (°)",
+    "geometry": "geometry",
+    "tilts": "tilts per head (°)",
+    "shared_dims": "shared dimensions",
+    "p": "ambient dimension p (random)",
+    "target": "target f",
+    "signal": "signal",
+    "noise": "noise σ",
+    "kernel": "kernel",
+    "bandwidth_rule": "bandwidth rule",
+    "bandwidth": "bandwidth h (fixed)",
+    "temperature": "temperature (softmax)",
+    "weights": "weights",
+    "rho": "ρ (geometric)",
+    "beta": "β (MAW)",
+    "replicates": "replicates R",
+    "queries": "query points",
+    "seed": "seed",
 }
 
 
 def _pow2_marks(lo: int, hi: int, every: int = 1) -> dict[int, str]:
-    return {k: str(2**k) for k in range(lo, hi + 1) if (k - lo) % every == 0 or k == hi}
+    return {k: str(2**k) for k in range(lo, hi + 1) if ((k - lo) % every == 0 and hi - k >= every) or k == hi}
 
 
 def primary_slider(p: Param, state: State) -> dcc.Slider:
@@ -38,13 +53,16 @@ def primary_slider(p: Param, state: State) -> dcc.Slider:
     cid = scenario_control_id(p.name)
     value = p.component_value(state[p.name])
     if p.name == "H":
-        return dcc.Slider(1, int(p.hi or 64), 1, value=value, id=cid, marks={1: "1", 8: "8", 16: "16", 32: "32", 64: "64"})
+        return dcc.Slider(
+            1, int(p.hi or 64), 1, value=value, id=cid, marks={1: "1", 16: "16", 32: "32", 48: "48", 64: "64"}
+        )
     if p.name == "theta":
         return dcc.Slider(0, 90, 1, value=value, id=cid, marks={t: f"{t}°" for t in (0, 30, 45, 60, 90)})
     lo = int(math.log2(p.lo or 1))
     hi = int(math.log2(p.hi or 2))
-    return dcc.Slider(lo, hi, 1, value=value, id=cid, marks=_pow2_marks(lo, hi, 1 if hi - lo <= 8 else 2),
-                      allow_direct_input=False)
+    return dcc.Slider(
+        lo, hi, 1, value=value, id=cid, marks=_pow2_marks(lo, hi, 2 if hi - lo <= 8 else 4), allow_direct_input=False
+    )
 
 
 def field_control(p: Param, state: State) -> Component:
@@ -54,8 +72,9 @@ def field_control(p: Param, state: State) -> Component:
     if p.kind == "choice":
         return dcc.Dropdown(options=list(p.choices), value=value, id=cid, clearable=False, searchable=False)
     if p.kind == "floats":
-        return dcc.Input(id=cid, type="text", value=value, debounce=True, placeholder="e.g. 0, 30, 60, 90",
-                         className="text-input")
+        return dcc.Input(
+            id=cid, type="text", value=value, debounce=True, placeholder="e.g. 0, 30, 60, 90", className="text-input"
+        )
     kw: dict[str, Any] = {"min": p.lo, "max": p.hi, "step": 1 if p.kind == "int" else "any"}
     return dcc.Input(id=cid, type="number", value=value, debounce=True, className="num-input", **kw)
 
@@ -86,6 +105,12 @@ def view_owned_control(registry: Registry, state: State, name: str, *, slider: t
     """A scenario key shown as a slider inside a view (rho and beta in the Weighting view)."""
     p = registry[name]
     lo, hi, step = slider
-    widget = dcc.Slider(lo, hi, step, value=p.component_value(state[name]), id=scenario_control_id(name),
-                        marks={lo: str(lo), hi: str(hi)})
+    widget = dcc.Slider(
+        lo,
+        hi,
+        step,
+        value=p.component_value(state[name]),
+        id=scenario_control_id(name),
+        marks={lo: str(lo), hi: str(hi)},
+    )
     return labelled(p, widget)

@@ -16,8 +16,8 @@ from dash import Dash, Input, Output, State, ctx, dcc, no_update
 
 from dashboard.api_client import ApiClient, ApiError, Job
 from dashboard.export import reproduce_commands, result_to_csv
+from dashboard.ids import STATE_STORE
 from dashboard.state import State as PageState
-from dashboard.views.base import STATE_STORE
 
 Request = tuple[str, dict[str, Any]]
 Build = Callable[[PageState], Request | None]
@@ -51,11 +51,13 @@ def register_job(
     bodies: list[str],
     view_id: str | None = None,
     wait: float = 1.5,
+    cancellable: bool = False,
 ) -> None:
     """Wire the job of view `prefix` (components from `components.job_status(prefix)`).
 
     `build(state)` gives the request for a state (None: nothing to compute). With `view_id` the job
-    runs only while that tab is shown. `bodies` are the ids of containers dimmed while the job runs.
+    runs only while that tab is shown. `bodies` are the ids of containers dimmed while the job runs;
+    `cancellable` shows the cancel button while it does.
     """
     outputs = [
         Output(f"{prefix}-result", "data"),
@@ -65,13 +67,23 @@ def register_job(
         Output(f"{prefix}-progress-bar", "style"),
         Output(f"{prefix}-status", "children"),
         Output(f"{prefix}-status", "className"),
+        Output(f"{prefix}-cancel", "style"),
         *[Output(b, "className") for b in bodies],
     ]
 
-    def out(result: Any = no_update, job: Any = no_update, poll_off: Any = True, bar: Any = HIDDEN,
-            fill: Any = no_update, status: Any = "", cls: str = "job-status", busy: bool = False) -> tuple[Any, ...]:
+    def out(
+        result: Any = no_update,
+        job: Any = no_update,
+        poll_off: Any = True,
+        bar: Any = HIDDEN,
+        fill: Any = no_update,
+        status: Any = "",
+        cls: str = "job-status",
+        busy: bool = False,
+    ) -> tuple[Any, ...]:
         body_cls = "view-body busy" if busy else "view-body"
-        return (result, job, poll_off, bar, fill, status, cls, *[body_cls for _ in bodies])
+        cancel = {} if busy and cancellable else HIDDEN
+        return (result, job, poll_off, bar, fill, status, cls, cancel, *[body_cls for _ in bodies])
 
     @app.callback(
         *outputs,
@@ -127,8 +139,14 @@ def register_job(
             return out(job=None, status=job.error_message, cls="job-status error")
         bar, fill = _bar(job.progress)
         pct = f"{100 * (job.progress or 0):.0f}%"
-        return out(job={"id": job.job_id, "key": key}, poll_off=False, bar=bar, fill=fill,
-                   status=f"{job.status} {pct}", busy=True)
+        return out(
+            job={"id": job.job_id, "key": key},
+            poll_off=False,
+            bar=bar,
+            fill=fill,
+            status=f"{job.status} {pct}",
+            busy=True,
+        )
 
 
 def register_exports(app: Dash, client: ApiClient, prefix: str, build: Build, name: str) -> None:

@@ -175,15 +175,19 @@ def scenario_control_id(name: str) -> str:
     return f"sc-{name}"
 
 
-def _log2_slider() -> dict[str, Callable[[Any], Any]]:
-    """n spans 2..65536: its slider moves in powers of two, its state stays an exact integer."""
+def _log2_slider(default: int) -> dict[str, Callable[[Any], Any]]:
+    """n spans 2..65536 and d_k 1..256: their sliders move in powers of two (the slider holds log2 of
+    the value), while the state keeps the exact integer a link gave (n=300 stays 300)."""
     return {
         "to_component": lambda v: math.log2(v),
-        "from_component": lambda c: int(round(2 ** float(c))) if c is not None else 256,
+        "from_component": lambda c: round(2 ** float(c)) if c is not None else default,
     }
 
 
-_CONVERSIONS: dict[str, dict[str, Callable[[Any], Any]]] = {"n": _log2_slider()}
+_CONVERSIONS: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "n": _log2_slider(int(Scenario.model_fields["n"].default)),
+    "d_k": _log2_slider(int(Scenario.model_fields["d_k"].default)),
+}
 
 
 def scenario_params() -> list[Param]:

@@ -118,6 +118,29 @@ def validation_problems(exc: ValidationError) -> list[str]:
     return lines
 
 
+def settings_problems(exc: ValidationError, prefix: str = "HEADDIV_") -> list[str]:
+    """Errors in settings read from the environment, each named by its environment variable."""
+    lines = []
+    for error in exc.errors(include_url=False):
+        loc = [str(part) for part in error.get("loc", ())]
+        name = loc[0] if loc else "settings"
+        variable = name if name.isupper() else f"{prefix}{name.upper()}"
+        lines.append(f"{variable}: {error.get('msg', 'invalid')}")
+    return lines
+
+
+def load_engine_settings() -> None:
+    """Read the engine's settings now, so a bad HEADDIV_ variable is reported as such, not as a field."""
+    from pydantic import ValidationError
+
+    from workers.settings import get_engine_settings
+
+    try:
+        get_engine_settings()
+    except ValidationError as exc:
+        raise InputError(settings_problems(exc)) from None
+
+
 def validate(model: type[BaseModel], data: Any) -> Any:
     """`model.model_validate(data)`, with every problem turned into an `InputError`."""
     from pydantic import ValidationError
@@ -290,6 +313,7 @@ ENGINE_COMMANDS: tuple[EngineCommand, ...] = (
 
 
 def _engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    load_engine_settings()
     data = read_json_argument(args.input, sys.stdin)
     request = validate(command.model(), data)
     started = time.perf_counter()
@@ -315,6 +339,7 @@ def _engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, 
 
 def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import uvicorn
+    from pydantic import ValidationError
 
     from server.main import create_app
     from server.settings import ServerSettings
@@ -324,7 +349,11 @@ def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         overrides["host"] = args.host
     if args.port is not None:
         overrides["port"] = args.port
-    settings = ServerSettings(**overrides)
+    try:
+        settings = ServerSettings(**overrides)
+    except ValidationError as exc:
+        raise InputError(settings_problems(exc)) from None
+    load_engine_settings()
     redis_url = getattr(settings, "redis_url", None)
     if redis_url:
         mode = (

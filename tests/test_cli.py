@@ -142,6 +142,28 @@ def test_worker_without_redis_url_exits_2(capsys: pytest.CaptureFixture[str], mo
     assert "REDIS_URL" in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "variable", "value"),
+    [
+        (["simulate", "{}"], "HEADDIV_DEVICE", "tpu"),
+        (["hdi", '{"matrices": [[[1]]]}'], "HEADDIV_MAX_WORK", "-1"),
+        (["serve"], "HEADDIV_PORT", "eighty"),
+    ],
+)
+def test_bad_environment_settings_exit_2_naming_the_variable(argv: list[str], variable: str, value: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "server.cli", *argv],
+        cwd=ROOT,
+        env={**os.environ, variable: value},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith(f"{variable}: "), result.stderr
+    assert "Traceback" not in result.stderr
+
+
 # --- pure helpers -------------------------------------------------------------------------------------------------
 
 
@@ -215,6 +237,36 @@ def test_hdi_of_two_heads_sharing_one_direction(capsys: pytest.CaptureFixture[st
     # One shared direction out of two: overlap 1/2, so HDI = 1 - 1/2 (MODEL.md section 6).
     assert result["hdi"] == pytest.approx(0.5)
     assert result["principal_angles_deg"][0]["angles"] == pytest.approx([0.0, 90.0], abs=1e-6)
+
+
+def test_surface_prints_a_full_grid_and_its_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    request = {
+        "base": {"replicates": 4, "queries": 4, "n": 32},
+        "x": {"param": "theta", "values": [0, 45, 90]},
+        "y": {"param": "H", "values": [2, 3]},
+    }
+    status, out, err = run_cli(capsys, "surface", json.dumps(request), "--device", "cpu")
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["x"] == {"param": "theta", "values": [0.0, 45.0, 90.0]}
+    assert result["y"] == {"param": "H", "values": [2, 3]}
+    for name in ("mse", "bias2", "variance", "covariance"):
+        grid = result["metrics"][name]
+        assert len(grid) == 2 and all(len(row) == 3 for row in grid), name
+    # Identical heads (theta = 0) have no diversity; orthogonal ones (theta = 90) have all of it.
+    assert [row[0] for row in result["metrics"]["hdi"]] == pytest.approx([0.0, 0.0], abs=1e-9)
+    assert [row[2] for row in result["metrics"]["hdi"]] == pytest.approx([1.0, 1.0], abs=1e-9)
+    progress = [line for line in err.splitlines() if line.startswith("surface: ") and line.endswith("%")]
+    assert progress[0] == "surface: 0%" and progress[-1] == "surface: 100%"
+
+
+def test_theory_marks_the_minimiser_of_its_candidates(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_cli(capsys, "theory", '{"n": 1024, "budget": 16}')
+    assert status == 0, err
+    result = json.loads(out)
+    assert sorted(c["d_k"] for c in result["candidates"]) == [1, 2, 4, 8, 16]
+    best = min(result["candidates"], key=lambda c: c["mse"])
+    assert result["best"] == {"H": best["H"], "d_k": best["d_k"]}
 
 
 def test_subprocess_simulate_from_stdin_prints_only_json_on_stdout() -> None:

@@ -51,7 +51,16 @@ def decomposition_bars(result: Result) -> go.Figure:
         hovertemplate="%{x}<br>MSE = %{y:.4g}<extra></extra>",
     )
     fig.update_layout(barmode="relative", yaxis_title="error")
+    _headroom(fig, [finite(r.get("mse")) for _, r in rows], [finite(r.get("covariance")) for _, r in rows])
     return styled(fig, "MSE decomposition: ensemble vs baselines", height=340)
+
+
+def _headroom(fig: go.Figure, tops: list[float | None], lows: list[float | None]) -> None:
+    """Leave room above the tallest bar for its MSE label (and below zero for a negative covariance)."""
+    top = max((t for t in tops if t is not None), default=None)
+    low = min([0.0, *(v for v in lows if v is not None)])
+    if top is not None and top > 0:
+        fig.update_yaxes(range=[low * 1.2, top * 1.18])
 
 
 def per_head_mse(result: Result) -> go.Figure:
@@ -68,8 +77,12 @@ def per_head_mse(result: Result) -> go.Figure:
         )
     mse = finite(result.get("mse"))
     if mse is not None:
-        fig.add_hline(y=mse, line={"color": ENSEMBLE_COLOR, "dash": "dash", "width": 2},
-                      annotation_text=f"ensemble MSE {fmt(mse, 3)}", annotation_position="top left")
+        fig.add_hline(
+            y=mse,
+            line={"color": ENSEMBLE_COLOR, "dash": "dash", "width": 2},
+            annotation_text=f"ensemble MSE {fmt(mse, 3)}",
+            annotation_position="top left",
+        )
     fig.update_layout(barmode="stack", yaxis_title="MSE")
     return styled(fig, "Per-head MSE", height=300)
 
@@ -83,10 +96,21 @@ def correlation_heatmap(result: Result, which: str = "correlation") -> go.Figure
     key = "correlation_matrix" if which == "correlation" else "covariance_matrix"
     z = _matrix(result.get(key))
     labels = [f"h{h + 1}" for h in range(len(z))]
-    kw: dict[str, Any] = {"zmin": -1, "zmax": 1, "colorscale": "RdBu", "reversescale": True} if which == "correlation" \
+    kw: dict[str, Any] = (
+        {"zmin": -1, "zmax": 1, "colorscale": "RdBu", "reversescale": True}
+        if which == "correlation"
         else {"colorscale": "Blues"}
-    fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, colorbar={"thickness": 12}, **kw,
-                               hovertemplate="%{y} × %{x}: %{z:.3f}<extra></extra>"))
+    )
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            colorbar={"thickness": 12},
+            **kw,
+            hovertemplate="%{y} × %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed", scaleanchor="x")
     title = "Error correlation between heads" if which == "correlation" else "Error covariance between heads"
     return styled(fig, title, height=320, legend=False)
@@ -104,10 +128,19 @@ def overlap_heatmap(result: Result) -> go.Figure:
             continue
         text = ", ".join(fmt(a, 3) + "°" for a in (item.get("angles") or [])[:8])
         angles[pair[0]][pair[1]] = angles[pair[1]][pair[0]] = text
-    fig = go.Figure(go.Heatmap(
-        z=z, x=labels, y=labels, zmin=0, zmax=1, colorscale="Viridis", colorbar={"thickness": 12},
-        customdata=angles, hovertemplate="%{y} × %{x}: overlap %{z:.3f}<br>angles: %{customdata}<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            zmin=0,
+            zmax=1,
+            colorscale="Viridis",
+            colorbar={"thickness": 12},
+            customdata=angles,
+            hovertemplate="%{y} × %{x}: overlap %{z:.3f}<br>angles: %{customdata}<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed", scaleanchor="x")
     return styled(fig, "Subspace overlap (principal angles on hover)", height=320, legend=False)
 
@@ -118,13 +151,31 @@ def slice_figure(result: Result) -> go.Figure:
     t = [finite(v) for v in sl.get("t") or []]
     fig = go.Figure()
     for h, curve in enumerate(sl.get("heads") or []):
-        fig.add_scatter(x=t, y=[finite(v) for v in curve], mode="lines", name=f"head {h + 1}",
-                        line={"color": head_color(h), "width": 1.5}, opacity=0.75,
-                        legendgroup="heads", showlegend=h < 8)
-    fig.add_scatter(x=t, y=[finite(v) for v in sl.get("ensemble") or []], mode="lines", name="ensemble",
-                    line={"color": ENSEMBLE_COLOR, "width": 3.5})
-    fig.add_scatter(x=t, y=[finite(v) for v in sl.get("truth") or []], mode="lines", name="truth m(t·a)",
-                    line={"color": TRUTH_COLOR, "width": 2, "dash": "dash"})
+        fig.add_scatter(
+            x=t,
+            y=[finite(v) for v in curve],
+            mode="lines",
+            name="heads" if h == 0 else f"head {h + 1}",
+            line={"color": head_color(h), "width": 1.5},
+            opacity=0.75,
+            legendgroup="heads",
+            showlegend=h == 0,
+            hovertemplate=f"head {h + 1}: %{{y:.3f}}<extra></extra>",
+        )
+    fig.add_scatter(
+        x=t,
+        y=[finite(v) for v in sl.get("ensemble") or []],
+        mode="lines",
+        name="ensemble",
+        line={"color": ENSEMBLE_COLOR, "width": 3.5},
+    )
+    fig.add_scatter(
+        x=t,
+        y=[finite(v) for v in sl.get("truth") or []],
+        mode="lines",
+        name="truth m(t·a)",
+        line={"color": TRUTH_COLOR, "width": 2, "dash": "dash"},
+    )
     fig.update_layout(xaxis_title="t (position along the signal direction a)", yaxis_title="estimate")
     return styled(fig, "1-D slice: each head's fit against the truth", height=340)
 

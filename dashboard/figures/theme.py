@@ -24,8 +24,16 @@ COMPONENT_LABELS: dict[str, str] = {
     "mse": "MSE",
 }
 HEAD_COLORS: tuple[str, ...] = (
-    "#4C78A8", "#F58518", "#54A24B", "#B279A2", "#E45756", "#72B7B2", "#EECA3B", "#9D755D",
-    "#FF9DA6", "#BAB0AC",
+    "#4C78A8",
+    "#F58518",
+    "#54A24B",
+    "#B279A2",
+    "#E45756",
+    "#72B7B2",
+    "#EECA3B",
+    "#9D755D",
+    "#FF9DA6",
+    "#BAB0AC",
 )
 TRUTH_COLOR = "#222222"
 ENSEMBLE_COLOR = "#3d405b"
@@ -42,12 +50,20 @@ def styled(fig: go.Figure, title: str, *, height: int = 320, legend: bool = True
     """Apply the house style: white background, light grid, title top-left, legend on top."""
     fig.update_layout(
         template="plotly_white",
-        title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 15}},
+        title={
+            "text": title,
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 0.98,
+            "yanchor": "top",
+            "yref": "container",
+            "font": {"size": 15},
+        },
         font={"family": FONT, "size": 12, "color": "#2b2d42"},
         height=height,
-        margin={"l": 56, "r": 16, "t": 48, "b": 44},
+        margin={"l": 56, "r": 16, "t": 78 if legend else 48, "b": 44},
         showlegend=legend,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0, "font": {"size": 11}},
         paper_bgcolor="rgba(0,0,0,0)",
         plot_bgcolor="white",
         hoverlabel={"font": {"family": FONT}},
@@ -58,8 +74,9 @@ def styled(fig: go.Figure, title: str, *, height: int = 320, legend: bool = True
 def empty_figure(message: str, *, height: int = 320) -> go.Figure:
     """A blank chart carrying a message, used before the first result and when there is nothing to show."""
     fig = go.Figure()
-    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                       font={"size": 14, "color": "#6c757d"})
+    fig.add_annotation(
+        text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font={"size": 14, "color": "#6c757d"}
+    )
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     return styled(fig, "", height=height, legend=False)

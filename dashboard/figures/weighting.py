@@ -26,17 +26,30 @@ def scheme_bars(result: Result) -> go.Figure:
     labels = [SCHEME_LABELS[s] for s in present]
     fig = go.Figure()
     for part in ("bias2", "variance", "covariance"):
-        fig.add_bar(x=labels, y=[finite(w[s].get(part)) for s in present], name=COMPONENT_LABELS[part],
-                    marker_color=COMPONENT_COLORS[part])
+        fig.add_bar(
+            x=labels,
+            y=[finite(w[s].get(part)) for s in present],
+            name=COMPONENT_LABELS[part],
+            marker_color=COMPONENT_COLORS[part],
+        )
     mses = [finite(w[s].get("mse")) for s in present]
-    fig.add_scatter(x=labels, y=mses, mode="markers+text", name="MSE", text=[fmt(m, 3) for m in mses],
-                    textposition="top center",
-                    marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}})
+    fig.add_scatter(
+        x=labels,
+        y=mses,
+        mode="markers+text",
+        name="MSE",
+        text=[fmt(m, 3) for m in mses],
+        textposition="top center",
+        marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}},
+    )
     finite_mses = [(m, lab) for m, lab in zip(mses, labels, strict=True) if m is not None]
     if finite_mses:
         m, lab = min(finite_mses)
         fig.add_annotation(x=lab, y=m, text="lowest", showarrow=True, arrowhead=2, ay=-48)
     fig.update_layout(barmode="relative", yaxis_title="error")
+    top = max((m for m in mses if m is not None), default=None)
+    if top is not None and top > 0 and all((finite(w[s].get("covariance")) or 0) >= 0 for s in present):
+        fig.update_yaxes(range=[0, top * 1.25])
     return styled(fig, "Weighting schemes: MSE decomposition", height=360)
 
 
@@ -45,19 +58,37 @@ def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
     w = result.get("weightings") or {}
     curve = w.get("rho_curve") or {}
     fig = go.Figure()
-    fig.add_scatter(x=curve.get("rho") or [], y=[finite(v) for v in curve.get("mse") or []], mode="lines+markers",
-                    name="geometric", line={"color": ENSEMBLE_COLOR, "width": 2.5})
+    fig.add_scatter(
+        x=curve.get("rho") or [],
+        y=[finite(v) for v in curve.get("mse") or []],
+        mode="lines+markers",
+        name="geometric",
+        line={"color": ENSEMBLE_COLOR, "width": 2.5},
+    )
     uni = finite((w.get("uniform") or {}).get("mse"))
     if uni is not None:
-        fig.add_hline(y=uni, line={"color": "#adb5bd", "dash": "dot"}, annotation_text="uniform (ρ = 1)",
-                      annotation_position="bottom left")
+        fig.add_hline(
+            y=uni,
+            line={"color": "#adb5bd", "dash": "dot"},
+            annotation_text="uniform (ρ = 1)",
+            annotation_position="bottom left",
+        )
     best = finite(w.get("best_rho"))
     if best is not None:
-        fig.add_vline(x=best, line={"color": "#2a9d8f", "dash": "dash"}, annotation_text=f"best ρ = {fmt(best, 2)}",
-                      annotation_position="top left")
-    if finite(rho) is not None:
-        fig.add_vline(x=float(rho), line={"color": COMPONENT_COLORS["bias2"], "width": 2},  # type: ignore[arg-type]
-                      annotation_text=f"your ρ = {fmt(rho, 2)}", annotation_position="top right")
+        fig.add_vline(
+            x=best,
+            line={"color": "#2a9d8f", "dash": "dash"},
+            annotation_text=f"best ρ = {fmt(best, 2)}",
+            annotation_position="bottom right",
+        )
+    chosen = finite(rho)
+    if chosen is not None:
+        fig.add_vline(
+            x=chosen,
+            line={"color": COMPONENT_COLORS["bias2"], "width": 2},
+            annotation_text=f"your ρ = {fmt(chosen, 2)}",
+            annotation_position="top right",
+        )
     fig.update_layout(xaxis_title="ρ (ratio of successive weights)", yaxis_title="MSE")
     return styled(fig, "Geometric weights: MSE against ρ", height=320, legend=False)
 
@@ -74,7 +105,12 @@ def alpha_bars(result: Result) -> go.Figure:
             rows.append((SCHEME_LABELS[s], list(alpha)))
     n_heads = max((len(a) for _, a in rows), default=0)
     for h in range(n_heads):
-        fig.add_bar(x=[lab for lab, _ in rows], y=[finite(a[h]) if h < len(a) else None for _, a in rows],
-                    name=f"head {h + 1}", marker_color=head_color(h), showlegend=h < 10)
+        fig.add_bar(
+            x=[lab for lab, _ in rows],
+            y=[finite(a[h]) if h < len(a) else None for _, a in rows],
+            name=f"head {h + 1}",
+            marker_color=head_color(h),
+            showlegend=h < 10,
+        )
     fig.update_layout(barmode="group", yaxis_title="weight α_h")
     return styled(fig, "Weights per head (heads ordered as simulated)", height=320)

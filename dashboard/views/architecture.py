@@ -31,16 +31,29 @@ def layout(state: PageState) -> Component:
             html.Div(
                 [
                     html.Div(
-                        control("budget D = H × d_k", dcc.Input(id="arch-budget", type="number", min=1, max=MAX_BUDGET,
-                                                                step=1, value=state.get("budget", 32), debounce=True,
-                                                                className="num-input"), "budget",
-                                "Total head dimension shared by every split."),
+                        control(
+                            "budget D = H × d_k",
+                            dcc.Input(
+                                id="arch-budget",
+                                type="number",
+                                min=1,
+                                max=MAX_BUDGET,
+                                step=1,
+                                value=state.get("budget", 32),
+                                debounce=True,
+                                className="num-input",
+                            ),
+                            "budget",
+                            "Total head dimension shared by every split.",
+                        ),
                         className="view-controls",
                     ),
-                    job_status("arch", cancellable=True),
+                    job_status("arch"),
                     html.Div([graph("arch-mse", "open this tab to compare the splits")], className="chart-row one"),
-                    html.Div([graph("arch-theory", "the closed-form curves follow the Monte Carlo")],
-                             className="chart-row one"),
+                    html.Div(
+                        [graph("arch-theory", "the closed-form curves follow the Monte Carlo")],
+                        className="chart-row one",
+                    ),
                     html.Div(id="arch-theory-error", className="job-status error"),
                     export_bar("arch"),
                 ],
@@ -53,8 +66,16 @@ def layout(state: PageState) -> Component:
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    register_job(app, client, "arch", architecture_request, bodies=["architecture-body"], view_id="architecture",
-                 wait=1.0)
+    register_job(
+        app,
+        client,
+        "arch",
+        architecture_request,
+        bodies=["architecture-body"],
+        view_id="architecture",
+        wait=1.0,
+        cancellable=True,
+    )
     register_exports(app, client, "arch", architecture_request, "architecture")
 
     @app.callback(
@@ -69,8 +90,12 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         if not result:
             return no_update, no_update, no_update
         theory = result.get("theory") or {}
-        params = {"budget": result.get("budget"), "c1": theory.get("c1", 1.0), "c2": theory.get("c2", 1.0),
-                  "n": (state or {}).get("n", 256)}
+        params = {
+            "budget": result.get("budget"),
+            "c1": theory.get("c1", 1.0),
+            "c2": theory.get("c2", 1.0),
+            "n": (state or {}).get("n", 256),
+        }
         try:
             curves = figs.theory_curves(client.get("/theory/architecture", params=params))
             error = ""
@@ -84,7 +109,10 @@ VIEW = View(
     label="Architecture",
     layout=layout,
     register_callbacks=register_callbacks,
-    url_params=[Param("budget", "int", 32, component="arch-budget", lo=1, hi=MAX_BUDGET,
-                      help="Total head dimension D = H x d_k.")],
+    url_params=[
+        Param(
+            "budget", "int", 32, component="arch-budget", lo=1, hi=MAX_BUDGET, help="Total head dimension D = H x d_k."
+        )
+    ],
     description="Many small heads or a few big ones? Every split of a fixed budget, measured and predicted.",
 )

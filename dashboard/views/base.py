@@ -23,18 +23,13 @@ from typing import TYPE_CHECKING
 from dash import Dash
 from dash.development.base_component import Component
 
+from dashboard.ids import SIM_RESULT_STORE, STATE_STORE, TAB_PARAM
 from dashboard.state import Param, State
 
 if TYPE_CHECKING:
     from dashboard.api_client import ApiClient
 
-STATE_STORE = "state"
-"""Id of the `dcc.Store` holding the validated state (a dict of every URL parameter's value)."""
-TAB_PARAM = "tab"
-"""URL parameter naming the active view (its `View.id`)."""
-SIM_RESULT_STORE = "sim-result"
-"""Id of the store holding `{"key": ..., "result": <simulation result>}` for the current scenario,
-run by the app for every tab (the header shows its headline numbers); views may read it."""
+__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "TAB_PARAM", "Param", "State", "View"]
 
 
 @dataclass(frozen=True)

@@ -34,14 +34,25 @@ def layout(state: State) -> Component:
             html.Div(
                 [
                     html.Div(
-                        control("angles in the sweep", dcc.Slider(3, 31, 1, value=state.get("dn", 10), id="div-n",
-                                                                  marks={3: "3", 10: "10", 19: "19", 31: "31"}), "dn",
-                                "How many angles from 0° to 90°."),
+                        control(
+                            "angles in the sweep",
+                            dcc.Slider(
+                                3,
+                                31,
+                                1,
+                                value=state.get("dn", 10),
+                                id="div-n",
+                                marks={3: "3", 10: "10", 19: "19", 31: "31"},
+                            ),
+                            "dn",
+                            "How many angles from 0° to 90°.",
+                        ),
                         className="view-controls",
                     ),
-                    job_status("div", cancellable=True),
-                    html.Div([graph("div-mse", "open this tab to run the sweep"), graph("div-corr")],
-                             className="chart-row"),
+                    job_status("div"),
+                    html.Div(
+                        [graph("div-mse", "open this tab to run the sweep"), graph("div-corr")], className="chart-row"
+                    ),
                     html.Div(id="div-verdict", className="verdict", role="status"),
                     export_bar("div"),
                 ],
@@ -57,15 +68,21 @@ def verdict(result: dict[str, Any]) -> str:
     """One sentence on whether the fitted bound holds over the sweep, and with which constants."""
     bound = result.get("bound") or {}
     c0, k = bound.get("c0"), bound.get("K")
-    consts = f" (fitted c₀ = {c0:.3g}, K = {k:.3g})" if isinstance(c0, (int, float)) and isinstance(k, (int, float)) else ""
+    consts = (
+        f" (fitted c₀ = {c0:.3g}, K = {k:.3g})" if isinstance(c0, (int, float)) and isinstance(k, (int, float)) else ""
+    )
     if result.get("holds"):
         return f"The fitted bound holds at every angle{consts}: more diversity, lower MSE, as Theorem 4.2 says."
-    return (f"The bound is violated somewhere in the sweep{consts}: here diversity costs bias that the theorem "
-            "assumes away (MODEL.md §8.2).")
+    return (
+        f"The bound is violated somewhere in the sweep{consts}: here diversity costs bias that the theorem "
+        "assumes away (MODEL.md §8.2)."
+    )
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    register_job(app, client, "div", sweep_request, bodies=["diversity-body"], view_id="diversity", wait=1.0)
+    register_job(
+        app, client, "div", sweep_request, bodies=["diversity-body"], view_id="diversity", wait=1.0, cancellable=True
+    )
     register_exports(app, client, "div", sweep_request, "diversity-sweep")
 
     @app.callback(

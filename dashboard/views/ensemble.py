@@ -33,8 +33,10 @@ def layout(state: State) -> Component:
                                 [
                                     dcc.RadioItems(
                                         id="ens-matrix",
-                                        options=[{"label": " correlation", "value": "correlation"},
-                                                 {"label": " covariance", "value": "covariance"}],
+                                        options=[
+                                            {"label": " correlation", "value": "correlation"},
+                                            {"label": " covariance", "value": "covariance"},
+                                        ],
                                         value=state.get("matrix", "correlation"),
                                         inline=True,
                                         className="radio-inline",
@@ -73,8 +75,13 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         if not result:
             return (no_update,) * 5
         notes = [html.Li(n) for n in result.get("notes") or []]
-        return (figs.decomposition_bars(result), figs.slice_figure(result), figs.per_head_mse(result),
-                figs.overlap_heatmap(result), notes)
+        return (
+            figs.decomposition_bars(result),
+            figs.slice_figure(result),
+            figs.per_head_mse(result),
+            figs.overlap_heatmap(result),
+            notes,
+        )
 
     @app.callback(Output(chart_id("ens-corr"), "figure"), Input(SIM_RESULT_STORE, "data"), Input("ens-matrix", "value"))
     def _matrix(data: Any, which: str) -> Any:
@@ -89,7 +96,15 @@ VIEW = View(
     label="Ensemble",
     layout=layout,
     register_callbacks=register_callbacks,
-    url_params=[Param("matrix", "choice", "correlation", component="ens-matrix", choices=("correlation", "covariance"),
-                      help="Heatmap of the heads' error correlation or covariance.")],
+    url_params=[
+        Param(
+            "matrix",
+            "choice",
+            "correlation",
+            component="ens-matrix",
+            choices=("correlation", "covariance"),
+            help="Heatmap of the heads' error correlation or covariance.",
+        )
+    ],
     description="One scenario: how bias², variance and covariance add up, head by head.",
 )

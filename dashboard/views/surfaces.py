@@ -49,12 +49,26 @@ def _axis_controls(axis: str, state: State, default: str) -> Component:
     param = state.get(f"s{axis}", default)
     return html.Div(
         [
-            control(f"{axis} axis", dcc.Dropdown(options=list(SWEEP_PARAMS), value=param, id=f"surf-{axis}",
-                                                 clearable=False, searchable=False), f"s{axis}"),
-            control(f"{axis} values", dcc.Input(id=f"surf-{axis}v", type="text", debounce=True,
-                                                value="", className="text-input",
-                                                placeholder=", ".join(str(v) for v in DEFAULT_VALUES[param])),
-                    f"s{axis}v", "Comma-separated; empty: the default grid of the parameter"),
+            control(
+                f"{axis} axis",
+                dcc.Dropdown(
+                    options=list(SWEEP_PARAMS), value=param, id=f"surf-{axis}", clearable=False, searchable=False
+                ),
+                f"s{axis}",
+            ),
+            control(
+                f"{axis} values",
+                dcc.Input(
+                    id=f"surf-{axis}v",
+                    type="text",
+                    debounce=True,
+                    value="",
+                    className="text-input",
+                    placeholder=", ".join(str(v) for v in DEFAULT_VALUES[param]),
+                ),
+                f"s{axis}v",
+                "Comma-separated; empty: the default grid of the parameter",
+            ),
         ],
         className="axis-controls",
     )
@@ -69,18 +83,38 @@ def layout(state: State) -> Component:
                         [
                             _axis_controls("x", state, "theta"),
                             _axis_controls("y", state, "H"),
-                            control("metric", dcc.RadioItems(id="surf-metric", options=[
-                                {"label": f" {figs.METRIC_LABELS[m]}", "value": m} for m in METRICS],
-                                value="mse", inline=True, className="radio-inline"), "sm"),
-                            control("", dcc.Checklist(id="surf-3d", options=[{"label": " 3-D surface", "value": "on"}],
-                                                      value=[], inline=True), "s3d"),
+                            control(
+                                "metric",
+                                dcc.RadioItems(
+                                    id="surf-metric",
+                                    options=[{"label": f" {figs.METRIC_LABELS[m]}", "value": m} for m in METRICS],
+                                    value="mse",
+                                    inline=True,
+                                    className="radio-inline",
+                                ),
+                                "sm",
+                            ),
+                            control(
+                                "",
+                                dcc.Checklist(
+                                    id="surf-3d",
+                                    options=[{"label": " 3-D surface", "value": "on"}],
+                                    value=[],
+                                    inline=True,
+                                ),
+                                "s3d",
+                            ),
                         ],
                         className="view-controls",
                     ),
-                    job_status("surf", cancellable=True),
+                    job_status("surf"),
                     html.Div([graph("surf-heat", "open this tab to compute the surface")], className="chart-row one"),
-                    html.Div([graph("surf-3d-chart", "tick '3-D surface' to see it")], id="surf-3d-box",
-                             className="chart-row one", style={"display": "none"}),
+                    html.Div(
+                        [graph("surf-3d-chart", "tick '3-D surface' to see it")],
+                        id="surf-3d-box",
+                        className="chart-row one",
+                        style={"display": "none"},
+                    ),
                     export_bar("surf"),
                 ],
                 className="charts",
@@ -92,7 +126,9 @@ def layout(state: State) -> Component:
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    register_job(app, client, "surf", surface_request, bodies=["surfaces-body"], view_id="surfaces", wait=0.5)
+    register_job(
+        app, client, "surf", surface_request, bodies=["surfaces-body"], view_id="surfaces", wait=0.5, cancellable=True
+    )
     register_exports(app, client, "surf", surface_request, "surface")
 
     @app.callback(
@@ -111,8 +147,12 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         metric = metric if metric in METRICS else "mse"
         return (figs.surface_heatmap(result, metric), figs.surface_3d(result, metric) if three_d else no_update, box)
 
-    @app.callback(Output("surf-xv", "placeholder"), Output("surf-yv", "placeholder"),
-                  Input("surf-x", "value"), Input("surf-y", "value"))
+    @app.callback(
+        Output("surf-xv", "placeholder"),
+        Output("surf-yv", "placeholder"),
+        Input("surf-x", "value"),
+        Input("surf-y", "value"),
+    )
     def _placeholders(x: str, y: str) -> Any:
         return tuple(", ".join(f"{v:g}" for v in DEFAULT_VALUES.get(p, [])) for p in (x, y))
 
@@ -123,15 +163,36 @@ VIEW = View(
     layout=layout,
     register_callbacks=register_callbacks,
     url_params=[
-        Param("sx", "choice", "theta", component="surf-x", choices=SWEEP_PARAMS, resets=("sxv",),
-              help="Swept key on the x axis."),
+        Param(
+            "sx",
+            "choice",
+            "theta",
+            component="surf-x",
+            choices=SWEEP_PARAMS,
+            resets=("sxv",),
+            help="Swept key on the x axis.",
+        ),
         Param("sxv", "floats", None, component="surf-xv", max_items=25, help="x values (empty: default grid)."),
-        Param("sy", "choice", "H", component="surf-y", choices=SWEEP_PARAMS, resets=("syv",),
-              help="Swept key on the y axis."),
+        Param(
+            "sy",
+            "choice",
+            "H",
+            component="surf-y",
+            choices=SWEEP_PARAMS,
+            resets=("syv",),
+            help="Swept key on the y axis.",
+        ),
         Param("syv", "floats", None, component="surf-yv", max_items=25, help="y values (empty: default grid)."),
         Param("sm", "choice", "mse", component="surf-metric", choices=METRICS, help="Metric shown."),
-        Param("s3d", "bool", False, component="surf-3d", to_component=lambda v: ["on"] if v else [],
-              from_component=lambda c: bool(c), help="Also draw the 3-D surface."),
+        Param(
+            "s3d",
+            "bool",
+            False,
+            component="surf-3d",
+            to_component=lambda v: ["on"] if v else [],
+            from_component=lambda c: bool(c),
+            help="Also draw the 3-D surface.",
+        ),
     ],
     description="Sweep two keys of the scenario at once and see the whole landscape.",
 )

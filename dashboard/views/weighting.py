@@ -31,8 +31,10 @@ def layout(state: State) -> Component:
                     ),
                     html.Div([graph("wt-schemes"), graph("wt-rho")], className="chart-row"),
                     html.Div([graph("wt-alpha")], className="chart-row one"),
-                    html.P("The result of this view is the simulation's: download it from the Ensemble view.",
-                           className="hint part-export"),
+                    html.P(
+                        "The result of this view is the simulation's: download it from the Ensemble view.",
+                        className="hint part-export",
+                    ),
                 ],
                 className="charts",
             ),

@@ -19,7 +19,6 @@ class JobError(BaseModel):
 
 class JobView(BaseModel):
     job_id: str = Field(description="sha256 of the canonical request and the engine version.")
-    kind: str = Field(description="simulation | surface | architecture | diversity_sweep")
     status: JobStatus
     progress: float = Field(ge=0, le=1)
     cached: bool = Field(description="True when the result came from the cache, without new work.")

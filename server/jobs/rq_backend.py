@@ -14,7 +14,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 from rq import Queue, Retry, Worker
-from rq.exceptions import NoSuchJobError
+from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import clean_registries
 from rq.serializers import JSONSerializer
@@ -192,10 +192,12 @@ class RQBackend:
             if job is None:
                 return self.get(job_id)
             status = job.get_status(refresh=False)
-            if status in PENDING:
-                job.cancel()
-            elif status == JobStatus.STARTED:
+            if status in PENDING or status == JobStatus.STARTED:
+                # the flag first: a worker that dequeues the job a moment from now still sees it
                 self.redis.set(cancel_key(job_id), b"1", ex=self.settings.job_timeout_s + 60)
+            if status in PENDING:
+                with contextlib.suppress(InvalidJobOperation):
+                    job.cancel()
         except RedisError as exc:
             raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
         return self.get(job_id)

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg
 import torch
 
-from workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator, query_points, training_sets
+from workers.engine.sampling import RANDOM_GEOMETRY, query_points, seeded_generator, training_sets
 from workers.schemas import Scenario
 
 CPU = torch.device("cpu")
@@ -27,10 +27,12 @@ def heads(s: Scenario) -> list[np.ndarray]:
         raw = torch.randn(H, s.p, d, generator=gen, dtype=torch.float64).numpy()
         return [np.linalg.qr(raw[h])[0] for h in range(H)]
     p = (H + 1) * d
+
     def block(b: int) -> np.ndarray:
         u = np.zeros((p, d))
         u[b * d : (b + 1) * d, :] = np.eye(d)
         return u
+
     out = []
     for h in range(H):
         if s.geometry == "shared_dims":
@@ -142,8 +144,14 @@ def simulate(s: Scenario) -> dict[str, Any]:
         ens = np.einsum("h,rhj->rj", alpha, E)
         mse, bias2, var_total, se = direct(ens)
         variance = sum(alpha[h] ** 2 * C[h, h] for h in range(H))
-        weightings[name] = {"alpha": alpha, "mse": mse, "bias2": bias2, "variance": variance,
-                            "covariance": var_total - variance, "se": se}
+        weightings[name] = {
+            "alpha": alpha,
+            "mse": mse,
+            "bias2": bias2,
+            "variance": variance,
+            "covariance": var_total - variance,
+            "se": se,
+        }
     gated = np.sum(G * E, axis=1)
     mse, bias2, var_total, se = direct(gated)
     weightings["maw"] = {"mse": mse, "bias2": bias2, "se": se}

@@ -9,7 +9,7 @@ import pytest
 import scipy.linalg
 
 from workers.engine import hdi_report, simulate
-from workers.engine.diversity import hdi, principal_angles, orthonormal_basis
+from workers.engine.diversity import hdi, orthonormal_basis, principal_angles
 from workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}

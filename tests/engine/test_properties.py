@@ -17,15 +17,24 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     d = draw(st.integers(1, 4))
     geometry = draw(st.sampled_from(["equiangular", "tilted", "shared_dims", "random"]))
     data = {
-        "H": h, "d_k": d, "n": draw(st.integers(2, 40)), "geometry": geometry,
-        "theta": draw(st.floats(0, 90)), "replicates": draw(st.integers(2, 8)), "queries": draw(st.integers(1, 5)),
+        "H": h,
+        "d_k": d,
+        "n": draw(st.integers(2, 40)),
+        "geometry": geometry,
+        "theta": draw(st.floats(0, 90)),
+        "replicates": draw(st.integers(2, 8)),
+        "queries": draw(st.integers(1, 5)),
         "target": draw(st.sampled_from(["constant", "linear", "sine", "quadratic"])),
-        "signal": draw(st.sampled_from(["shared", "spread"])), "noise": draw(st.floats(0, 100)),
+        "signal": draw(st.sampled_from(["shared", "spread"])),
+        "noise": draw(st.floats(0, 100)),
         "kernel": draw(st.sampled_from(["gaussian", "softmax"])),
         "bandwidth_rule": draw(st.sampled_from(["paper", "scott", "fixed"])),
-        "bandwidth": draw(st.floats(1e-3, 1e3)), "temperature": draw(st.floats(1e-2, 1e3)),
+        "bandwidth": draw(st.floats(1e-3, 1e3)),
+        "temperature": draw(st.floats(1e-2, 1e3)),
         "weights": draw(st.sampled_from(["uniform", "geometric", "fibonacci", "optimal", "maw"])),
-        "rho": draw(st.floats(0.01, 1)), "beta": draw(st.floats(0, 100)), "seed": draw(st.integers(0, 2**32 - 1)),
+        "rho": draw(st.floats(0.01, 1)),
+        "beta": draw(st.floats(0, 100)),
+        "seed": draw(st.integers(0, 2**32 - 1)),
     }
     if geometry == "tilted":
         data["tilts"] = draw(st.lists(st.floats(0, 90), min_size=h, max_size=h))

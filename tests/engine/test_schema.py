@@ -10,10 +10,27 @@ from pydantic import ValidationError
 from workers.schemas import ArchitectureRequest, DiversitySweepRequest, HDIRequest, Scenario, SurfaceRequest
 
 DEFAULTS = {
-    "H": 4, "d_k": 4, "n": 256, "theta": 45.0, "geometry": "equiangular", "tilts": None, "shared_dims": 1,
-    "p": 64, "target": "sine", "signal": "shared", "noise": 0.5, "kernel": "gaussian", "bandwidth_rule": "scott",
-    "bandwidth": 1.0, "temperature": 1.0, "weights": "uniform", "rho": 0.7, "beta": 0.5, "replicates": 200,
-    "queries": 64, "seed": 0,
+    "H": 4,
+    "d_k": 4,
+    "n": 256,
+    "theta": 45.0,
+    "geometry": "equiangular",
+    "tilts": None,
+    "shared_dims": 1,
+    "p": 64,
+    "target": "sine",
+    "signal": "shared",
+    "noise": 0.5,
+    "kernel": "gaussian",
+    "bandwidth_rule": "scott",
+    "bandwidth": 1.0,
+    "temperature": 1.0,
+    "weights": "uniform",
+    "rho": 0.7,
+    "beta": 0.5,
+    "replicates": 200,
+    "queries": 64,
+    "seed": 0,
 }
 
 
@@ -28,10 +45,30 @@ def test_defaults_are_the_documented_ones() -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("H", 0), ("H", 65), ("d_k", 257), ("n", 1), ("n", 65537), ("theta", -1), ("theta", 90.5),
-     ("replicates", 1), ("replicates", 5001), ("queries", 0), ("queries", 1025), ("noise", 101),
-     ("noise", math.nan), ("noise", math.inf), ("rho", 0), ("H", True), ("H", "four"), ("H", 10**30),
-     ("kernel", "laplace"), ("theta", "NaN"), ("bandwidth", 0.0), ("temperature", -1.0)],
+    [
+        ("H", 0),
+        ("H", 65),
+        ("d_k", 257),
+        ("n", 1),
+        ("n", 65537),
+        ("theta", -1),
+        ("theta", 90.5),
+        ("replicates", 1),
+        ("replicates", 5001),
+        ("queries", 0),
+        ("queries", 1025),
+        ("noise", 101),
+        ("noise", math.nan),
+        ("noise", math.inf),
+        ("rho", 0),
+        ("H", True),
+        ("H", "four"),
+        ("H", 10**30),
+        ("kernel", "laplace"),
+        ("theta", "NaN"),
+        ("bandwidth", 0.0),
+        ("temperature", -1.0),
+    ],
 )
 def test_bad_values_name_their_field(field: str, value: object) -> None:
     with pytest.raises(ValidationError) as info:
@@ -47,12 +84,15 @@ def test_unknown_keys_are_rejected() -> None:
 
 @pytest.mark.parametrize(
     ("data", "fragment"),
-    [({"geometry": "tilted"}, "tilts"), ({"geometry": "tilted", "tilts": [1, 2]}, "tilts: has 2 entries"),
-     ({"geometry": "tilted", "H": 2, "tilts": [1, 95]}, "[0, 90]"),
-     ({"geometry": "shared_dims", "shared_dims": 5}, "shared_dims: 5 exceeds d_k = 4"),
-     ({"geometry": "random", "p": 3}, "p: a 3-dimensional space"),
-     ({"replicates": 5000, "H": 64, "queries": 1024}, "lower replicates, H, queries, n or d_k"),
-     ({"H": 64, "d_k": 256, "n": 65536, "replicates": 2, "queries": 1}, "one training set")],
+    [
+        ({"geometry": "tilted"}, "tilts"),
+        ({"geometry": "tilted", "tilts": [1, 2]}, "tilts: has 2 entries"),
+        ({"geometry": "tilted", "H": 2, "tilts": [1, 95]}, "[0, 90]"),
+        ({"geometry": "shared_dims", "shared_dims": 5}, "shared_dims: 5 exceeds d_k = 4"),
+        ({"geometry": "random", "p": 3}, "p: a 3-dimensional space"),
+        ({"replicates": 5000, "H": 64, "queries": 1024}, "lower replicates, H, queries, n or d_k"),
+        ({"H": 64, "d_k": 256, "n": 65536, "replicates": 2, "queries": 1}, "one training set"),
+    ],
 )
 def test_cross_field_rules(data: dict, fragment: str) -> None:
     with pytest.raises(ValidationError) as info:
@@ -77,8 +117,11 @@ def test_surface_cells_are_checked_before_running() -> None:
     with pytest.raises(ValidationError, match="must differ"):
         SurfaceRequest(x={"param": "H", "values": [2]}, y={"param": "H", "values": [3]})
     with pytest.raises(ValidationError, match="work budget"):
-        SurfaceRequest(base={"replicates": 5000, "n": 4096, "queries": 256},
-                       x={"param": "H", "values": [2, 4]}, y={"param": "theta", "values": [0, 90]})
+        SurfaceRequest(
+            base={"replicates": 5000, "n": 4096, "queries": 256},
+            x={"param": "H", "values": [2, 4]},
+            y={"param": "theta", "values": [0, 90]},
+        )
     ok = SurfaceRequest(x={"param": "H", "values": [1, 2]}, y={"param": "noise", "values": [0.1, 1, 2]})
     assert [(s.H, s.noise) for s in ok.scenarios()][:3] == [(1, 0.1), (2, 0.1), (1, 1.0)]
 

@@ -19,14 +19,13 @@ share one set of names, defaults and bounds. Every lesson is bounded so that it 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import torch
 from pydantic import Field, field_validator, model_validator
 
 from workers.schemas.scenario import Float, Int, StrictModel
-
 
 # --------------------------------------------------------------------------------------------------
 # Query models (422 on anything outside these bounds)
@@ -83,7 +82,7 @@ class EntropyQuery(StrictModel):
     seq_len: Int = Field(64, ge=2, le=512, description="Tokens per random sequence.")
     samples: Int = Field(8, ge=1, le=64, description="Random sequences (each with fresh projections).")
     seed: Int = Field(0, ge=0, le=2**32 - 1, description="Seed of the random draws.")
-    heads: list[Int] = Field(
+    heads: list[Annotated[Int, Field(ge=1, le=1024)]] = Field(
         default_factory=lambda: [1, 2, 4, 8, 16, 32],
         min_length=1,
         max_length=12,
@@ -93,7 +92,7 @@ class EntropyQuery(StrictModel):
 
     @model_validator(mode="after")
     def _heads_divide(self) -> EntropyQuery:
-        bad = [h for h in self.heads if h < 1 or self.d_model % h]
+        bad = [h for h in self.heads if self.d_model % h]
         if bad:
             raise ValueError(f"heads: {bad[0]} does not divide d_model = {self.d_model}")
         if len(set(self.heads)) != len(self.heads):

@@ -54,8 +54,15 @@ class _BigHead:
         self.geometry = geometry
         if isinstance(geometry, BlockGeometry):
             t, keep = geometry.big_head_transform()
-            self.t = torch.as_tensor(t, device=device, dtype=dtype)
-            self.keep = torch.as_tensor(keep.reshape(-1), device=device)
+            # Columns j sharing one transform (all of them for equiangular and tilted heads, two groups
+            # for shared_dims) go through one matmul instead of a batched einsum over j.
+            self.groups: list[tuple[torch.Tensor, torch.Tensor]] = []
+            for t_j in np.unique(t.reshape(t.shape[0], -1), axis=0):
+                cols = [j for j in range(t.shape[0]) if np.array_equal(t[j].reshape(-1), t_j)]
+                rows = t[cols[0]][keep[cols[0]]]
+                self.groups.append(
+                    (torch.as_tensor(cols, device=device), torch.as_tensor(rows.T.copy(), device=device, dtype=dtype))
+                )
             self.dim = int(keep.sum())
         else:
             basis = geometry.big_head_basis()
@@ -66,8 +73,8 @@ class _BigHead:
         """(..., p) points and their (..., H, d_k) head keys -> (..., D) big-head keys."""
         if isinstance(self.geometry, DenseGeometry):
             return x @ self.basis
-        coords = torch.einsum("...hj,jmh->...jm", head_keys, self.t).flatten(-2)
-        return coords[..., self.keep]
+        parts = [(head_keys[..., cols].transpose(-1, -2) @ t).flatten(-2) for cols, t in self.groups]
+        return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
 
 
 def _nw_inputs(

@@ -50,7 +50,9 @@ def _finite(value: Any, where: str) -> Any:
     return value
 
 
-def simulate(scenario: Scenario | dict[str, Any], *, device: str | None = None, dtype: str | None = None) -> dict[str, Any]:
+def simulate(
+    scenario: Scenario | dict[str, Any], *, device: str | None = None, dtype: str | None = None
+) -> dict[str, Any]:
     """Run the Monte Carlo of `scenario` and return the JSON-ready result (keys listed in issue 3)."""
     started = time.perf_counter()
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
@@ -60,12 +62,12 @@ def simulate(scenario: Scenario | dict[str, Any], *, device: str | None = None, 
     m = dec.moments(draws.estimates, draws.truth)
 
     alphas = _fixed_alphas(s, m)
-    weightings: dict[str, Any] = {
-        name: {"alpha": a.tolist(), **dec.ensemble_terms(m, a)} for name, a in alphas.items()
-    }
+    weightings: dict[str, Any] = {name: {"alpha": a.tolist(), **dec.ensemble_terms(m, a)} for name, a in alphas.items()}
     maw = _maw_terms(draws)
     weightings["maw"] = {**maw, "mean_gate": draws.gates.mean(axis=(0, 2)).tolist()}
-    rho_mse = [dec.ensemble_terms(m, wts.geometric(m.head_bias2 + m.head_variance, float(r)))["mse"] for r in wts.RHO_GRID]
+    rho_mse = [
+        dec.ensemble_terms(m, wts.geometric(m.head_bias2 + m.head_variance, float(r)))["mse"] for r in wts.RHO_GRID
+    ]
     weightings["best_rho"] = float(wts.RHO_GRID[int(np.argmin(rho_mse))])
     weightings["rho_curve"] = {"rho": wts.RHO_GRID.tolist(), "mse": rho_mse}
 
@@ -111,7 +113,10 @@ def simulate(scenario: Scenario | dict[str, Any], *, device: str | None = None, 
         "correlation_matrix": corr,
         "overlap_matrix": geometry.overlap_matrix().tolist(),
         "principal_angles_deg": geometry.principal_angles_deg(),
-        "baselines": {"single_head": heads[0], "big_head": {**dec.single_estimator(draws.big, draws.truth), "dim": draws.big_dim}},
+        "baselines": {
+            "single_head": heads[0],
+            "big_head": {**dec.single_estimator(draws.big, draws.truth), "dim": draws.big_dim},
+        },
         "weightings": weightings,
         "slice": {
             "t": draws.slice_t.tolist(),

@@ -14,7 +14,7 @@ from scipy.optimize import nnls
 
 from workers.schemas import TheoryQuery
 
-N_GRID = sorted({int(round(v)) for v in np.logspace(1, 9, 33)})
+N_GRID = sorted({round(float(v)) for v in np.logspace(1, 9, 33)})
 BUDGET_GRID = [2**k for k in range(0, 15)]
 STATED_RATE_D = 1
 """Smoothness d in the paper's stated rate (log n)^(2/(4+d)); drawn only as a reference (MODEL.md 8.4)."""

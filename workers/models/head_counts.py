@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from workers.models.errors import ModelFileError
 from workers.models.naming import AttentionLayout
 
+MAX_HEADS = 256
+"""Heads measured per layer: the overlap matrix has H^2 / 2 pairs (real models have at most ~128)."""
+
 _HEAD_KEYS = ("num_attention_heads", "num_heads", "n_head", "n_heads")
 _KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_kv_heads")
 
@@ -44,6 +47,10 @@ def resolve_head_counts(
             f"num_heads is required: the {layout.style} tensor names do not tell how the {layout.query_width} "
             "query rows split into heads",
             field="num_heads",
+        )
+    if num_heads > MAX_HEADS:
+        raise ModelFileError(
+            f"num_heads = {num_heads}: at most {MAX_HEADS} heads per layer are measured", field="num_heads"
         )
     if num_heads < 1 or layout.query_width % num_heads:
         raise ModelFileError(

@@ -23,6 +23,6 @@ def split_heads(weight_out_in: np.ndarray, n_heads: int) -> list[np.ndarray]:
 
 def split_gpt2_c_attn(weight_in_out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """GPT-2's fused (d_model x 3 width) Conv1D weight -> query and key weights in Linear (out x in) form."""
-    d_in, out3 = weight_in_out.shape
+    out3 = weight_in_out.shape[1]
     width = out3 // 3
     return weight_in_out[:, :width].T, weight_in_out[:, width : 2 * width].T

@@ -22,6 +22,17 @@ from workers.models.safetensors_file import load_matrices, read_header
 MAX_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
 
+MAX_WORK = 2e11
+"""Floating-point operations one file may cost (some seconds of BLAS on one core): the pairwise overlaps of a
+layer cost about 2 (H d_k)^2 d_model each for keys, queries and the random baseline."""
+
+
+def estimated_work(n_layers: int, d_model: int, query_width: int, key_width: int) -> float:
+    """Flops of the overlaps (Gram products of every pair of heads) plus the bases' SVDs, all layers."""
+    pairs = 2.0 * d_model * (query_width**2 + 2 * key_width**2)
+    svds = 4.0 * d_model * (query_width + 2 * key_width) * max(query_width, key_width)
+    return n_layers * (pairs + svds)
+
 
 def random_subspace_hdi(n_heads: int, p: int, d_k: int, *, seed: int, layer: int) -> float | None:
     """HDI of n_heads Gaussian p x d_k matrices (uniformly random subspaces), seeded per (seed, layer)."""
@@ -58,6 +69,12 @@ def model_hdi(
     header = read_header(path)
     layout = detect_layout(header.tensors)
     counts = resolve_head_counts(layout, header.metadata, num_heads, num_kv_heads)
+    work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width)
+    if work > MAX_WORK:
+        raise ModelFileError(
+            f"this model is too large to measure here: about {work:.2g} operations for {len(layout.layers)} layers "
+            f"of d_model {layout.d_model}, over the limit of {MAX_WORK:.2g}; upload fewer layers"
+        )
     layers: list[dict[str, Any]] = []
     for lt in layout.layers:
         mats = load_matrices(path, sorted({lt.query, lt.key}))

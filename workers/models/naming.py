@@ -91,7 +91,9 @@ def _check_shapes(style: Style, layers: list[LayerTensors], tensors: dict[str, T
             if len(info.shape) != 2 or min(info.shape) == 0:
                 raise ModelFileError(f"tensor {name!r} should be a non-empty matrix, has shape {list(info.shape)}")
             if info.dtype not in FLOAT_DTYPES:
-                raise ModelFileError(f"tensor {name!r} has dtype {info.dtype}; attention weights must be F16/BF16/F32/F64")
+                raise ModelFileError(
+                    f"tensor {name!r} has dtype {info.dtype}; attention weights must be F16/BF16/F32/F64"
+                )
         if style == "gpt2":
             d_in, out3 = tensors[lt.query].shape
             if out3 % 3:

@@ -34,6 +34,12 @@ class HeaddivWorker(SimpleWorker):
     """SimpleWorker with a short, continuously refreshed registry TTL for the running job."""
 
     heartbeat_ttl_s: int = 30
+    shutdown_asked: bool = False
+    """Set on SIGTERM/SIGINT, idle or busy (RQ's own flag is only set when a job is running)."""
+
+    def request_stop(self, signum: int, frame: object) -> None:
+        self.shutdown_asked = True
+        super().request_stop(signum, frame)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl_s
@@ -108,7 +114,7 @@ def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: b
             time.sleep(delay)
             delay = min(delay * 2, 30.0)
             continue
-        if burst or worker._stop_requested:
+        if burst or worker.shutdown_asked:
             return
         log.warning("worker loop ended (Redis lost?); reconnecting in %.0f s", delay)
         time.sleep(delay)

@@ -17,7 +17,17 @@ SweepParam = Literal[
     "H", "d_k", "n", "theta", "noise", "replicates", "shared_dims", "temperature", "bandwidth", "rho", "beta"
 ]
 SWEEP_PARAMS: tuple[str, ...] = (
-    "H", "d_k", "n", "theta", "noise", "replicates", "shared_dims", "temperature", "bandwidth", "rho", "beta"
+    "H",
+    "d_k",
+    "n",
+    "theta",
+    "noise",
+    "replicates",
+    "shared_dims",
+    "temperature",
+    "bandwidth",
+    "rho",
+    "beta",
 )
 INTEGER_PARAMS = frozenset({"H", "d_k", "n", "replicates", "shared_dims"})
 MAX_AXIS_VALUES = 25

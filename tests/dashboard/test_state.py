@@ -1,0 +1,140 @@
+"""The URL registry without a browser: round trips, clamping, bad values, cross-field repair."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dashboard.app import build_registry
+from dashboard.state import Param, Registry, State, scenario_params
+from dashboard.views import VIEWS
+from workers.schemas import Scenario
+
+REG = build_registry(VIEWS)
+
+
+def test_every_scenario_field_is_a_url_parameter_with_the_models_bounds() -> None:
+    for name, info in Scenario.model_fields.items():
+        p = REG[name]
+        assert p.scenario and p.default == info.default
+    assert (REG["H"].lo, REG["H"].hi) == (1, 64)
+    assert (REG["n"].lo, REG["n"].hi) == (2, 65536)
+    assert REG["rho"].lo == 0 and REG["rho"].lo_open
+    assert REG["geometry"].choices == ("equiangular", "tilted", "shared_dims", "random")
+
+
+def test_defaults_serialize_to_nothing_and_parse_back() -> None:
+    assert REG.serialize(REG.defaults()) == ""
+    state = REG.parse("")
+    assert state.values == REG.defaults() and state.notices == []
+
+
+def test_a_shared_link_round_trips() -> None:
+    search = "?tab=surfaces&H=8&d_k=16&n=300&theta=22.5&geometry=tilted&tilts=0,10,20,30,40,50,60,90&sx=n&sxv=32,64"
+    state = REG.parse(search)
+    assert state.notices == []
+    assert state["H"] == 8 and state["n"] == 300 and state["theta"] == 22.5
+    assert state["tilts"] == [0, 10, 20, 30, 40, 50, 60, 90]
+    assert state["sxv"] == [32, 64]
+    assert REG.parse(REG.serialize(state.values)).values == state.values
+    body = state.scenario()
+    assert Scenario.model_validate(body).H == 8  # what the URL holds, the API accepts
+
+
+def test_out_of_bounds_values_are_clamped_with_a_notice() -> None:
+    state = REG.parse("?H=500&theta=-3&replicates=1")
+    assert (state["H"], state["theta"], state["replicates"]) == (64, 0.0, 2)
+    assert "H: 500 is above the maximum 64; using 64" in state.notices
+    assert "theta: -3 is below the minimum 0; using 0" in state.notices
+    assert any(n.startswith("replicates: 1 is below the minimum 2") for n in state.notices)
+
+
+@pytest.mark.parametrize(
+    ("search", "fragment", "key"),
+    [
+        ("?H=abc", "H: 'abc' is not a number", "H"),
+        ("?H=2.5", "H: '2.5' is not a whole number", "H"),
+        ("?theta=nan", "theta: 'nan' is not a finite number", "theta"),
+        ("?noise=inf", "noise: 'inf' is not a finite number", "noise"),
+        ("?kernel=cosine", "kernel: 'cosine' is not one of gaussian, softmax", "kernel"),
+        ("?tab=nowhere", "tab: 'nowhere' is not one of", "tab"),
+        ("?large=maybe", "large: 'maybe' is not one of 1/0/true/false", "large"),
+        ("?rho=0", "rho: 0 must be above 0", "rho"),
+    ],
+)
+def test_bad_values_fall_back_to_the_default_with_a_readable_notice(search: str, fragment: str, key: str) -> None:
+    state = REG.parse(search)
+    assert any(fragment in n for n in state.notices), state.notices
+    assert state[key] == REG[key].default
+
+
+def test_unknown_parameters_and_flags_are_ignored_with_a_notice() -> None:
+    state = REG.parse("?bogus=1&hide=H,nonsense,explain")
+    assert "unknown URL parameter 'bogus' ignored" in state.notices
+    assert state["hide"] == ("H", "explain")
+    assert state.hidden() == {"H", "explain"}
+    assert REG.parse("?lecture=1").hidden() >= {"advanced", "reproduce", "export"}
+
+
+def test_cross_field_rules_revert_only_the_offending_key() -> None:
+    state = REG.parse("?H=8&geometry=shared_dims&shared_dims=9")
+    assert state["H"] == 8 and state["geometry"] == "shared_dims"
+    assert state["shared_dims"] == 1
+    assert any(n.startswith("shared_dims: 9 exceeds d_k = 4") for n in state.notices)
+
+    state = REG.parse("?geometry=tilted&H=3")  # tilted without tilts: the geometry goes, H stays
+    assert state["geometry"] == "equiangular" and state["H"] == 3
+
+
+def test_the_work_budget_is_enforced_by_the_models_own_rule() -> None:
+    state = REG.parse("?H=64&n=65536&replicates=5000&queries=1024")
+    assert any("work budget" in n for n in state.notices)
+    Scenario.model_validate(state.scenario())  # whatever is left is runnable
+
+
+def test_values_from_controls_are_checked_not_repaired() -> None:
+    raw = {p.name: p.component_value(REG.defaults()[p.name]) for p in REG.controlled}
+    raw["H"] = 6
+    raw["geometry"] = "shared_dims"
+    raw["shared_dims"] = 5
+    state = REG.from_controls(raw, REG.defaults())
+    assert state["H"] == 6 and state["shared_dims"] == 5
+    assert any(n.startswith("shared_dims: 5 exceeds d_k = 4") for n in state.notices)
+
+
+def test_log_sliders_keep_exact_values() -> None:
+    n = REG["n"]
+    assert n.component_value(256) == 8
+    assert n.value_from_component(n.component_value(300))[0] == 300
+    assert REG["d_k"].value_from_component(5.0)[0] == 32
+
+
+def test_duplicate_parameter_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="declared twice"):
+        Registry([*scenario_params(), Param("H", "int", 1)])
+
+
+def test_state_store_round_trip() -> None:
+    state = REG.parse("?hide=H,theta&H=5")
+    again = State.from_data(state.to_data())
+    assert again["H"] == 5 and set(again["hide"]) == {"H", "theta"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    H=st.integers(-10, 100),
+    theta=st.floats(-50, 200, allow_nan=False),
+    n=st.integers(-5, 10**6),
+    junk=st.text(max_size=8),
+)
+def test_any_query_string_gives_a_valid_scenario(H: int, theta: float, n: int, junk: str) -> None:
+    from urllib.parse import urlencode
+
+    search = "?" + urlencode({"H": H, "theta": theta, "n": n, "seed": junk, "replicates": 20, "queries": 16})
+    state = REG.parse(search)
+    Scenario.model_validate(state.scenario())
+    reparsed: dict[str, Any] = REG.parse(REG.serialize(state.values)).values
+    assert reparsed == state.values

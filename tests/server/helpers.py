@@ -1,0 +1,205 @@
+"""Real processes for the service tests: RQ workers, uvicorn servers and private redis-servers."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import redis
+import uvicorn
+from fastapi import FastAPI
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Small scenarios keep the suite fast on two cores; a fresh seed per run keeps job ids (and so the
+# cache entries in a shared Redis) private to this run.
+RUN_SEED = secrets.randbelow(2**31)
+SMALL: dict[str, Any] = {"replicates": 4, "queries": 4, "n": 32, "seed": RUN_SEED}
+
+
+def small(**overrides: Any) -> dict[str, Any]:
+    return {**SMALL, **overrides}
+
+
+def slow_surface(cells: int = 6, **base: Any) -> dict[str, Any]:
+    """A surface that takes a few seconds on this machine, long enough to watch, kill or cancel."""
+    return {
+        "base": {"replicates": 32, "queries": 32, "n": 512, "H": 8, "seed": RUN_SEED, **base},
+        "x": {"param": "theta", "values": [float(5 * i) for i in range(cells)]},
+        "y": {"param": "noise", "values": [0.1, 0.5, 1.0, 2.0]},
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def worker_env(redis_url: str, queue: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "REDIS_URL": redis_url,
+            "HEADDIV_QUEUE_NAME": queue,
+            "HEADDIV_MAINTENANCE_INTERVAL_S": "2",
+            "HEADDIV_HEARTBEAT_INTERVAL_S": "1",
+            "HEADDIV_HEARTBEAT_TTL_S": "4",
+            "HEADDIV_WARM_UP": "0",
+            "HEADDIV_COMPILE": "off",
+            "HEADDIV_DEVICE": "cpu",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+class WorkerProcess:
+    """`run_worker` in a real subprocess (the same code `headdiv worker` runs)."""
+
+    def __init__(self, redis_url: str, queue: str, log_path: Path, **env: str) -> None:
+        code = f"from workers.queue.worker import run_worker; run_worker({redis_url!r}, [{queue!r}])"
+        self.log_path = log_path
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env=worker_env(redis_url, queue, **env),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        self.redis_url = redis_url
+        self.queue = queue
+
+    @property
+    def name_prefix(self) -> str:
+        return f".{self.proc.pid}"
+
+    def wait_registered(self, timeout: float = 60) -> None:
+        from rq import Queue, Worker
+
+        conn = redis.Redis.from_url(self.redis_url)
+        queue = Queue(self.queue, connection=conn)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker exited early: {self.log_path.read_text()[-2000:]}")
+            if any(w.name.endswith(self.name_prefix) for w in Worker.all(connection=conn, queue=queue)):
+                return
+            time.sleep(0.2)
+        raise TimeoutError(f"worker did not register: {self.log_path.read_text()[-2000:]}")
+
+    def successful_jobs(self) -> int:
+        from rq import Queue, Worker
+
+        conn = redis.Redis.from_url(self.redis_url)
+        for w in Worker.all(connection=conn, queue=Queue(self.queue, connection=conn)):
+            if w.name.endswith(self.name_prefix):
+                return int(w.successful_job_count)
+        raise LookupError("worker not registered")
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+class ServerThread:
+    """A real uvicorn server on a free port, in a thread of the test process."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+
+
+class RedisServer:
+    """A private redis-server on a free port that a test may stop and start (never the shared one)."""
+
+    def __init__(self, workdir: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise FileNotFoundError("redis-server is not installed")
+        self.binary = binary
+        self.port = free_port()
+        self.workdir = workdir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            cwd=self.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with contextlib.suppress(redis.RedisError):
+                if client.ping():
+                    return
+            time.sleep(0.05)
+        raise RuntimeError("private redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+
+@contextlib.contextmanager
+def workers(redis_url: str, queue: str, log_dir: Path, count: int = 1, **env: str) -> Iterator[list[WorkerProcess]]:
+    procs = [WorkerProcess(redis_url, queue, log_dir / f"worker-{queue}-{i}.log", **env) for i in range(count)]
+    try:
+        for p in procs:
+            p.wait_registered()
+        yield procs
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def delete_queue(redis_url: str, queue: str) -> None:
+    from rq import Queue
+
+    conn = redis.Redis.from_url(redis_url)
+    with contextlib.suppress(redis.RedisError):
+        Queue(queue, connection=conn).delete(delete_jobs=True)

@@ -1,0 +1,102 @@
+"""The embedded default: in-process runner and in-memory cache, running the real engine."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+from fastapi.testclient import TestClient
+
+from server.main import create_app
+from tests.server.conftest import embedded_settings
+from tests.server.helpers import RUN_SEED as SEED
+from tests.server.helpers import ServerThread, slow_surface, small
+
+
+def wait_done(client: TestClient, job_id: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 5}).json()
+        if body["status"] in ("finished", "failed", "canceled"):
+            return body
+    raise TimeoutError(job_id)
+
+
+def test_health_reports_embedded_mode(client: TestClient) -> None:
+    body = client.get("/api/v1/health").json()
+    assert body["status"] == "ok" and body["cache"] == "memory" and body["queue"] == "inline"
+    assert body["device"] == "cpu" and body["workers"] >= 1 and body["version"]
+
+
+def test_simulation_runs_and_second_request_is_a_cache_hit(client: TestClient) -> None:
+    scenario = small(H=3, theta=30.0)
+    first = client.post("/api/v1/simulations", json=scenario, params={"wait": 60})
+    assert first.status_code == 200, first.text
+    job = first.json()
+    assert job["status"] == "finished" and job["cached"] is False and job["progress"] == 1.0
+    result = job["result"]
+    parts = result["bias2"] + result["variance"] + result["covariance"]
+    assert abs(result["mse"] - parts) <= 1e-6 * max(1.0, abs(result["mse"]))
+    assert result["scenario"]["H"] == 3 and len(result["heads"]) == 3
+    again = client.post("/api/v1/simulations", json=scenario)  # no wait: answered from the cache at once
+    assert again.status_code == 200
+    assert again.json()["cached"] is True and again.json()["result"] == result
+    assert again.json()["job_id"] == job["job_id"]
+    assert client.app.state.backend.runs == 1  # type: ignore[attr-defined]
+
+
+def test_progress_is_visible_while_a_surface_runs(client: TestClient) -> None:
+    r = client.post("/api/v1/surfaces", json=slow_surface(6))
+    assert r.status_code == 202 and r.headers["location"].endswith(r.json()["job_id"])
+    job_id = r.json()["job_id"]
+    seen: list[float] = []
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/v1/jobs/{job_id}").json()
+        seen.append(body["progress"])
+        if body["status"] == "finished":
+            break
+        time.sleep(0.05)
+    assert body["status"] == "finished", body
+    assert any(0 < p < 1 for p in seen), seen
+    assert seen == sorted(seen)  # progress never goes back
+    metrics = body["result"]["metrics"]
+    assert len(metrics["mse"]) == 4 and len(metrics["mse"][0]) == 6
+
+
+def test_cancel_a_running_surface(client: TestClient) -> None:
+    job_id = client.post("/api/v1/surfaces", json=slow_surface(6, seed=SEED + 12345)).json()["job_id"]
+    deadline = time.monotonic() + 60
+    while client.get(f"/api/v1/jobs/{job_id}").json()["status"] != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    r = client.delete(f"/api/v1/jobs/{job_id}")
+    assert r.status_code in (200, 202)
+    body = wait_done(client, job_id)
+    assert body["status"] == "canceled" and body["error"]["type"] == "canceled" and body["result"] is None
+    # a canceled job is not cached: asking again runs it afresh
+    again = client.post("/api/v1/surfaces", json=slow_surface(6, seed=SEED + 12345)).json()
+    assert again["status"] in ("queued", "running") and again["cached"] is False
+    client.delete(f"/api/v1/jobs/{job_id}")
+
+
+def test_single_flight_100_concurrent_requests_run_the_engine_once() -> None:
+    app = create_app(embedded_settings(), mount_dashboard=False)
+    scenario = small(H=2, seed=SEED + 1)
+
+    async def burst(url: str) -> list[httpx.Response]:
+        limits = httpx.Limits(max_connections=100)
+        async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as c:
+            return await asyncio.gather(
+                *(c.post("/api/v1/simulations", json=scenario, params={"wait": 60}) for _ in range(100))
+            )
+
+    with ServerThread(app) as server:
+        responses = asyncio.run(burst(server.url))
+    assert [r.status_code for r in responses] == [200] * 100
+    bodies = [r.json() for r in responses]
+    assert len({b["job_id"] for b in bodies}) == 1
+    assert all(b["status"] == "finished" for b in bodies)
+    assert len({r.content.split(b'"result":', 1)[1] for r in responses}) == 1  # one result, byte for byte
+    assert app.state.backend.runs == 1

@@ -1,0 +1,64 @@
+"""Redis stopped mid-run: the API keeps answering (degraded health, fast 503s), then recovers.
+
+Uses a private redis-server on a free port, never the shared one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.main import create_app
+from tests.conftest import need
+from tests.server.conftest import rq_settings
+from tests.server.helpers import RedisServer, small, workers
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    try:
+        server = RedisServer(tmp_path)
+    except FileNotFoundError as exc:
+        need(str(exc))
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_redis_stopped_mid_run(private_redis: RedisServer, tmp_path: Path) -> None:
+    url = private_redis.url
+    with workers(url, "outage", tmp_path), TestClient(
+        create_app(rq_settings(url, "outage"), mount_dashboard=False)
+    ) as client:
+        before = client.post("/api/v1/simulations", json=small(H=2), params={"wait": 60}).json()
+        assert before["status"] == "finished"
+        assert client.get("/api/v1/health").json()["status"] == "ok"
+
+        private_redis.stop()
+        for _ in range(3):
+            t0 = time.monotonic()
+            health = client.get("/api/v1/health")
+            assert health.status_code == 200 and health.json()["status"] == "degraded"
+            submit = client.post("/api/v1/simulations", json=small(H=3), params={"wait": 5})
+            assert submit.status_code == 503 and "unavailable" in submit.json()["detail"]
+            poll = client.get(f"/api/v1/jobs/{before['job_id']}")
+            assert poll.status_code == 503
+            cancel = client.delete(f"/api/v1/jobs/{before['job_id']}")
+            assert cancel.status_code == 503
+            assert time.monotonic() - t0 < 10  # short socket timeouts: no hang
+        assert client.get("/api/v1/theory/architecture").status_code == 200  # cheap endpoints need no Redis
+
+        private_redis.start()  # same port, empty: the API and the worker reconnect by themselves
+        deadline = time.monotonic() + 60
+        while client.get("/api/v1/health").json()["status"] != "ok":
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        after = client.post("/api/v1/simulations", json=small(H=3), params={"wait": 60})
+        if after.status_code == 202:  # the worker may still be in its reconnect back-off
+            after = client.get(f"/api/v1/jobs/{after.json()['job_id']}", params={"wait": 60})
+        assert after.status_code == 200 and after.json()["status"] == "finished", after.text[:300]

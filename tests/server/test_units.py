@@ -1,0 +1,86 @@
+"""Pure pieces of the service: job identity, result encoding, the LRU bound, settings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from server.cache.base import NonFiniteResult, encode_result
+from server.cache.memory import MemoryCache
+from server.jobs import ids
+from server.jobs.models import JobError
+from server.jobs.state import JobState
+from server.settings import ServerSettings
+from workers.schemas import Scenario
+
+
+def test_job_id_is_the_same_for_the_same_computation() -> None:
+    explicit = Scenario.model_validate({"H": 4, "d_k": 4, "n": 256, "theta": 45, "seed": 0})
+    implicit = Scenario.model_validate({})
+    assert ids.job_id("simulation", ids.canonical_payload(explicit)) == ids.job_id(
+        "simulation", ids.canonical_payload(implicit)
+    )
+    other = Scenario.model_validate({"seed": 1})
+    assert ids.job_id("simulation", ids.canonical_payload(other)) != ids.job_id(
+        "simulation", ids.canonical_payload(implicit)
+    )
+
+
+def test_job_id_depends_on_kind_and_engine_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = ids.canonical_payload(Scenario())
+    first = ids.job_id("simulation", payload)
+    assert ids.job_id("surface", payload) != first
+    monkeypatch.setattr(ids, "ENGINE_VERSION", "999")
+    assert ids.job_id("simulation", payload) != first
+    assert len(first) == 64 and all(c in "0123456789abcdef" for c in first)
+
+
+def test_non_finite_results_cannot_be_encoded() -> None:
+    assert json.loads(encode_result({"mse": 1.5, "xs": [1, 2]})) == {"mse": 1.5, "xs": [1, 2]}
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(NonFiniteResult):
+            encode_result({"nested": {"values": [0.0, bad]}})
+
+
+def test_memory_cache_evicts_least_recently_used_by_bytes() -> None:
+    cache = MemoryCache(max_bytes=30)
+    cache.set("a", b"x" * 10)
+    cache.set("b", b"y" * 10)
+    cache.set("c", b"z" * 10)
+    assert cache.get("a") == b"x" * 10  # a is now the most recent
+    cache.set("d", b"w" * 10)  # over 30 bytes: b (least recent) goes
+    assert cache.get("b") is None
+    assert cache.get("a") is not None and cache.get("c") is not None and cache.get("d") is not None
+    assert cache.size_bytes == 30
+    cache.set("huge", b"h" * 31)  # larger than the whole cache: not kept, nothing evicted
+    assert cache.get("huge") is None and len(cache) == 3
+
+
+def test_job_state_json_splices_the_result_bytes() -> None:
+    state = JobState("ab" * 32, "finished", 1.0, True, b'{"mse":0.25}')
+    assert json.loads(state.to_json()) == {
+        "job_id": "ab" * 32,
+        "status": "finished",
+        "progress": 1.0,
+        "cached": True,
+        "error": None,
+        "result": {"mse": 0.25},
+    }
+    failed = JobState("cd" * 32, "failed", 0.5, error=JobError(message="boom", type="error"))
+    assert json.loads(failed.to_json())["error"] == {"message": "boom", "type": "error"}
+    assert json.loads(failed.to_json())["result"] is None
+
+
+def test_settings_derive_api_url_and_cache_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDIS_URL", "redis://example:6379/3")
+    monkeypatch.setenv("HEADDIV_PORT", "9123")
+    s = ServerSettings(host="0.0.0.0")
+    assert s.redis_url == "redis://example:6379/3"
+    assert s.cache_redis_url == "redis://example:6379/3"
+    assert s.api_url == "http://127.0.0.1:9123"
+    assert not s.embedded
+    monkeypatch.delenv("REDIS_URL")
+    assert ServerSettings().embedded
+    with pytest.raises(ValueError):
+        ServerSettings(heartbeat_interval_s=10, heartbeat_ttl_s=5)
