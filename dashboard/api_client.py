@@ -81,6 +81,9 @@ def _message(resp: httpx.Response) -> str:
     if resp.status_code == 413:
         return "the request is too large"
     if resp.status_code == 404:
+        detail = body.get("detail") if isinstance(body, dict) else None
+        if isinstance(detail, str) and "job" not in detail.lower():
+            return f"not found: {detail}"
         return "not found (the job may have expired; try again)"
     if isinstance(body, dict):
         detail = body.get("detail") or body.get("error") or body.get("message")

@@ -489,6 +489,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `headdiv` console script; returns the exit status."""
+    # The NumPy side of the engine works on small matrices, where a multi-threaded BLAS only adds
+    # spin-waiting (10-100x slower on a busy 2-core machine); torch keeps its own intra-op threads.
+    # Set before NumPy is first imported, and only as defaults the user's environment overrides.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = build_parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
     try:

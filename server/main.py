@@ -29,7 +29,7 @@ def make_backend(settings: ServerSettings) -> JobBackend:
     if settings.redis_url is None:
         from server.jobs.inline import InlineBackend
 
-        return InlineBackend(MemoryCache(settings.cache_max_bytes), settings.runner_threads)
+        return InlineBackend(MemoryCache(settings.cache_max_bytes), settings.runner_threads, settings.job_timeout_s)
     from server.jobs.rq_backend import RQBackend
 
     return RQBackend(settings)

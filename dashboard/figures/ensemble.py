@@ -81,7 +81,8 @@ def per_head_mse(result: Result) -> go.Figure:
             y=mse,
             line={"color": ENSEMBLE_COLOR, "dash": "dash", "width": 2},
             annotation_text=f"ensemble MSE {fmt(mse, 3)}",
-            annotation_position="top left",
+            annotation_position="top right",
+            annotation_bgcolor="rgba(255,255,255,0.85)",
         )
     fig.update_layout(barmode="stack", yaxis_title="MSE")
     return styled(fig, "Per-head MSE", height=300)

@@ -33,7 +33,16 @@ from dashboard.figures.theme import (
 from dashboard.state import Param
 from dashboard.state import State as PageState
 from dashboard.views.base import STATE_STORE, View
-from workers.engine.foundations import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from workers.engine.foundations import (
+    MAX_ENTROPY_WEIGHTS,
+    MAX_ENTROPY_WORK,
+    MAX_SCALING_WORK,
+    BudgetQuery,
+    EntropyQuery,
+    ScalingQuery,
+    SoftmaxQuery,
+    entropy_work,
+)
 
 VIEW_ID = "foundations"
 Result = dict[str, Any]
@@ -165,7 +174,7 @@ the softmax; the $H$ attention matrices hold $Hn^2$ numbers - quadratic in the s
 
 def scaling_params(st: PageState) -> dict[str, Any]:
     d_k, samples = int(st.get("sc_dk", 64)), int(st.get("sc_n", 4000))
-    limit = 2_000_000 // max(d_k, 1)  # the API's samples * d_k budget: shrink samples rather than fail
+    limit = MAX_SCALING_WORK // max(d_k, 1)  # the API's samples * d_k budget: shrink samples rather than fail
     return {"d_k": d_k, "samples": max(100, min(samples, limit)), "seed": int(st.get("fseed", 0))}
 
 
@@ -175,14 +184,18 @@ def softmax_params(st: PageState) -> dict[str, Any]:
 
 def entropy_params(st: PageState) -> dict[str, Any]:
     d = int(st.get("en_d", 128))
-    heads = sorted({int(h) for h in (st.get("en_heads") or []) if h >= 1 and d % int(h) == 0})
+    heads = sorted({int(h) for h in (st.get("en_heads") or []) if h >= 1 and d % int(h) == 0}) or [1]
+    n = int(st.get("en_len", 64))
+    # as many random sequences (up to 8) as the API's two budgets allow; 1 beyond them, and the API explains
+    by_weights = MAX_ENTROPY_WEIGHTS // max(n * n * sum(heads), 1)
+    by_work = MAX_ENTROPY_WORK // max(entropy_work(d, n, 1, len(heads)), 1)
     return {
         "d_model": d,
-        "seq_len": int(st.get("en_len", 64)),
-        "heads": heads or [1],
+        "seq_len": n,
+        "heads": heads,
         "scaled": bool(st.get("en_scaled", True)),
         "seed": int(st.get("fseed", 0)),
-        "samples": 8,
+        "samples": int(max(1, min(8, by_weights, by_work))),
     }
 
 
@@ -365,22 +378,38 @@ def _human(x: Any) -> str:
 
 
 def budget_table(r: Result) -> Component:
-    header = html.Tr([html.Th(t) for t in ("H", "d_k", "parameters", "per head (Q,K,V)", "FLOPs", "attention bytes")])
+    """Every H dividing d_model at the chosen n: the parameter column never changes, the last two do."""
+    cell = {"padding": "3px 10px", "textAlign": "right", "borderBottom": "1px solid #e5e7eb"}
+    header = html.Tr(
+        [
+            html.Th(t, style={**cell, "fontWeight": 600})
+            for t in ("H", "d_k", "parameters", "Q,K,V per head", "FLOPs", "attention bytes")
+        ]
+    )
     body = [
         html.Tr(
             [
-                html.Td(row["H"]),
-                html.Td(row["d_k"]),
-                html.Td(f"{row['params']:,}"),
-                html.Td(f"{row['params_per_head']:,}"),
-                html.Td(_human(row["flops"])),
-                html.Td(_human(row["attention_bytes"])),
+                html.Td(row["H"], style=cell),
+                html.Td(row["d_k"], style=cell),
+                html.Td(f"{row['params']:,}", style=cell),
+                html.Td(f"{row['params_per_head']:,}", style=cell),
+                html.Td(_human(row["flops"]), style=cell),
+                html.Td(_human(row["attention_bytes"]), style=cell),
             ],
-            className="chosen" if row["H"] == r["chosen"]["H"] else None,
+            style={"fontWeight": 700, "background": "#eef4fb"} if row["H"] == r["chosen"]["H"] else None,
         )
         for row in r["by_heads"]
     ]
-    return html.Table([html.Thead(header), html.Tbody(body)], className="budget-table")
+    caption = html.Caption(
+        f"Every H dividing d_model = {r['chosen']['d_model']} at n = {r['chosen']['seq_len']}: "
+        f"parameters {r['params_formula']} whatever H",
+        style={"captionSide": "top", "textAlign": "left", "padding": "4px 0 8px", "fontSize": "0.92em"},
+    )
+    return html.Table(
+        [caption, html.Thead(header), html.Tbody(body)],
+        className="budget-table",
+        style={"borderCollapse": "collapse", "width": "100%", "fontVariantNumeric": "tabular-nums"},
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -609,11 +638,10 @@ def layout(state: PageState) -> Component:
                         "Tokens.",
                     ),
                 ],
-                [graph("fd-budget")],
+                [graph("fd-budget"), html.Div(id="fd-budget-table", className="budget-table-wrap")],
                 EXPLAIN_BUDGET,
                 "fd-budget-error",
             ),
-            html.Div(id="fd-budget-table", className="budget-table-wrap"),
         ],
         className="foundations",
     )

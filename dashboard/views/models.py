@@ -188,14 +188,7 @@ def upload_hdi(client: ApiClient, name: str, content: bytes, num_heads: Any, num
         if value not in (None, ""):
             form[key] = str(value)
     files = {"file": (name or "model.safetensors", content, "application/octet-stream")}
-    resp = client._send("POST", "/models/hdi", wait=UPLOAD_WAIT_S, files=files, data=form)
-    try:
-        data = resp.json()
-    except ValueError:
-        raise ApiError("the API answered with something that is not JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError("the API answered with an unexpected shape")
-    return data
+    return client.upload("/models/hdi", files=files, data=form, extra_timeout=UPLOAD_WAIT_S)
 
 
 # ---------------------------------------------------------------------------------------------------

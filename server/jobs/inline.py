@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,9 +45,11 @@ class InlineBackend:
     blocking_io = False
     poll_interval_s = 0.02
 
-    def __init__(self, cache: ResultCache, threads: int) -> None:
+    def __init__(self, cache: ResultCache, threads: int, timeout_s: float = 1800) -> None:
         self.cache = cache
         self.threads = threads
+        self.timeout_s = timeout_s
+        """Checked between engine steps (threads cannot be killed): a long job ends failed, as a timeout."""
         self._records: OrderedDict[str, _Record] = OrderedDict()
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -129,11 +132,18 @@ class InlineBackend:
         def progress(p: float) -> None:
             rec.progress = max(rec.progress, min(1.0, float(p)))
 
+        deadline = time.monotonic() + self.timeout_s
+
+        def should_stop() -> bool:
+            return rec.cancel.is_set() or time.monotonic() > deadline
+
         try:
-            result = run_job(rec.kind, rec.payload, progress=progress, should_cancel=rec.cancel.is_set)
+            result = run_job(rec.kind, rec.payload, progress=progress, should_cancel=should_stop)
             raw = encode_result(result)
         except Exception as exc:
             error = describe_failure(exc)
+            if error.type == "canceled" and not rec.cancel.is_set():
+                error = JobError(message=f"the job ran past its time limit of {self.timeout_s} s", type="timeout")
             if error.type != "canceled" and error.message.startswith("internal error"):
                 log.exception("job %s (%s) failed", rec.job_id, rec.kind)
             rec.error = error

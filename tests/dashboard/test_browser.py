@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import shutil
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,7 +18,7 @@ import pytest
 
 from tests.dashboard.conftest import ARTIFACTS, ROOT
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.browser]
 SMALL = "replicates=20&queries=16"
 
 
@@ -181,7 +182,7 @@ def test_preset_applies_its_story(page: Any, server_url: str) -> None:
     # the result downloads as CSV, one row per number
     with page.expect_download() as info:
         page.click("#sim-dl-csv")
-    csv_text = open(info.value.path(), encoding="utf-8").read()
+    csv_text = Path(info.value.path()).read_text(encoding="utf-8")
     assert csv_text.startswith("key,value\n") and "\nhdi,0" in csv_text
 
 
@@ -213,3 +214,28 @@ def test_view_renders_its_result(page: Any, server_url: str, tab: str, chart: st
         )
         assert any(re.search(r"your ρ = 0\.5", n) for n in notes), notes
     screenshot(page, tab)
+
+
+def test_an_unreachable_api_reads_as_a_message_not_a_broken_page(page: Any) -> None:
+    """`headdiv dashboard` alone, pointed at a port where nothing listens."""
+    import socket
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from dashboard.app import create_dash_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    server = make_server("127.0.0.1", 0, create_dash_app(f"http://127.0.0.1:{dead}").server, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/?H=3")
+        wait_text(page, "#sim-status", "the API is unavailable")
+        assert "error" in (page.get_attribute("#sim-status", "class") or "")
+        assert slider_value(page, "H") == 3  # the page itself works
+        assert text(page, "#hl-mse") == "—"
+    finally:
+        server.shutdown()

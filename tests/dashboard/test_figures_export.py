@@ -52,7 +52,11 @@ def test_decomposition_bars_show_the_results_numbers_in_the_component_colours(si
     fig = ensemble.decomposition_bars(sim)
     bias = _trace(fig, "Bias²")
     assert bias.marker.color == COMPONENT_COLORS["bias2"]
-    assert list(bias.y) == [sim["bias2"], sim["baselines"]["single_head"]["bias2"], sim["baselines"]["big_head"]["bias2"]]
+    assert list(bias.y) == [
+        sim["bias2"],
+        sim["baselines"]["single_head"]["bias2"],
+        sim["baselines"]["big_head"]["bias2"],
+    ]
     parts = sum(_trace(fig, n).y[0] for n in ("Bias²", "Variance", "Covariance"))
     assert parts == pytest.approx(_trace(fig, "MSE").y[0], rel=1e-9)  # the bars add up to the MSE marker
 
@@ -128,7 +132,11 @@ def test_sweep_and_architecture_figures(sim: dict[str, Any]) -> None:
 
 
 def test_reproduce_commands_carry_the_exact_request() -> None:
-    body = {"base": {"H": 8, "theta": 30.0}, "x": {"param": "n", "values": [64, 128]}, "y": {"param": "H", "values": [2]}}
+    body = {
+        "base": {"H": 8, "theta": 30.0},
+        "x": {"param": "n", "values": [64, 128]},
+        "y": {"param": "H", "values": [2]},
+    }
     text = reproduce_commands("http://127.0.0.1:8050/", "/surfaces", body)
     curl = next(line for line in text.splitlines() if line.lstrip().startswith("-H"))
     assert json.loads(shlex.split(curl)[-1]) == body

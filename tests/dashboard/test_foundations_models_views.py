@@ -109,6 +109,9 @@ def test_requests_from_state_are_valid_queries() -> None:
     assert scaling.d_k == 1024 and scaling.samples * scaling.d_k <= 2_000_000
     entropy = EntropyQuery(**fv.entropy_params(st))
     assert entropy.heads == [1, 2, 32]  # 5 and 64 do not divide 96 and are left out
+    assert entropy.samples == 8
+    long = EntropyQuery(**fv.entropy_params(registry.parse("?en_d=128&en_len=128&en_heads=1,2,4,8,16,32,64")))
+    assert 1 <= long.samples < 8  # fewer sequences rather than a refusal
     SoftmaxQuery(**fv.softmax_params(st))
     assert fv.budget_params(st) == {"d_model": 10, "H": 3, "seq_len": 1024}  # the API explains this one
 

@@ -100,3 +100,11 @@ def test_single_flight_100_concurrent_requests_run_the_engine_once() -> None:
     assert all(b["status"] == "finished" for b in bodies)
     assert len({r.content.split(b'"result":', 1)[1] for r in responses}) == 1  # one result, byte for byte
     assert app.state.backend.runs == 1
+
+
+def test_a_job_past_its_timeout_fails_with_a_reason() -> None:
+    with TestClient(create_app(embedded_settings(job_timeout_s=1), mount_dashboard=False)) as c:
+        r = c.post("/api/v1/surfaces", json=slow_surface(12, replicates=64, seed=SEED + 56), params={"wait": 60})
+        body = r.json()
+    assert r.status_code == 200 and body["status"] == "failed", body
+    assert body["error"]["type"] == "timeout" and "time limit of 1 s" in body["error"]["message"]

@@ -4,6 +4,7 @@ Uses a private redis-server on a free port, never the shared one."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,8 @@ from fastapi.testclient import TestClient
 from server.main import create_app
 from tests.conftest import need
 from tests.server.conftest import rq_settings
-from tests.server.helpers import RedisServer, small, workers
+from tests.server.helpers import RUN_SEED as SEED
+from tests.server.helpers import RedisServer, slow_surface, small, workers
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -32,9 +34,10 @@ def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
 
 def test_redis_stopped_mid_run(private_redis: RedisServer, tmp_path: Path) -> None:
     url = private_redis.url
-    with workers(url, "outage", tmp_path), TestClient(
-        create_app(rq_settings(url, "outage"), mount_dashboard=False)
-    ) as client:
+    with (
+        workers(url, "outage", tmp_path),
+        TestClient(create_app(rq_settings(url, "outage"), mount_dashboard=False)) as client,
+    ):
         before = client.post("/api/v1/simulations", json=small(H=2), params={"wait": 60}).json()
         assert before["status"] == "finished"
         assert client.get("/api/v1/health").json()["status"] == "ok"
@@ -62,3 +65,32 @@ def test_redis_stopped_mid_run(private_redis: RedisServer, tmp_path: Path) -> No
         if after.status_code == 202:  # the worker may still be in its reconnect back-off
             after = client.get(f"/api/v1/jobs/{after.json()['job_id']}", params={"wait": 60})
         assert after.status_code == 200 and after.json()["status"] == "finished", after.text[:300]
+
+
+def test_redis_paused_mid_job_the_job_still_finishes(private_redis: RedisServer, tmp_path: Path) -> None:
+    """Redis stops answering (SIGSTOP: a hung server or a network partition) while a worker runs a
+    surface: the API degrades and answers 503 quickly; once Redis is back the job still finishes."""
+    url = private_redis.url
+    assert private_redis.proc is not None
+    with (
+        workers(url, "paused", tmp_path),
+        TestClient(create_app(rq_settings(url, "paused"), mount_dashboard=False)) as client,
+    ):
+        job_id = client.post("/api/v1/surfaces", json=slow_surface(6, seed=SEED + 31)).json()["job_id"]
+        deadline = time.monotonic() + 60
+        while client.get(f"/api/v1/jobs/{job_id}").json()["status"] != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        private_redis.proc.send_signal(signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            assert client.get("/api/v1/health").json()["status"] == "degraded"
+            assert client.get(f"/api/v1/jobs/{job_id}").status_code == 503
+            assert time.monotonic() - t0 < 10
+        finally:
+            private_redis.proc.send_signal(signal.SIGCONT)
+        body = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 60}).json()
+        while body["status"] in ("queued", "running") and time.monotonic() < deadline + 120:
+            body = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 30}).json()
+        assert body["status"] == "finished", body
+        assert len(body["result"]["metrics"]["mse"]) == 4

@@ -134,3 +134,13 @@ def test_cheap_endpoints_answer_at_once(api: TestClient) -> None:
     r = api.post("/api/v1/hdi", json={"matrices": [[[1, 0], [0, 1], [0, 0]], [[1, 0], [0, 0], [0, 1]]]})
     assert r.status_code == 200
     assert r.json()["hdi"] == pytest.approx(0.5)  # one shared direction of two: overlap 1/2
+
+
+def test_dashboard_is_served_at_root_and_api_paths_stay_json() -> None:
+    with TestClient(create_app(embedded_settings())) as c:
+        page = c.get("/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "_dash-renderer" in page.text or "dash_renderer" in page.text  # the real Dash app, not a placeholder
+        missing = c.get("/api/v1/does-not-exist")
+        assert missing.status_code == 404 and missing.headers["content-type"] == "application/json"
+        assert c.get("/api/v1/health").json()["status"] == "ok"

@@ -37,6 +37,10 @@ MAX_SCALING_WORK = 2_000_000
 MAX_ENTROPY_WORK = 400_000_000
 """Multiply-adds of the entropy lesson (projections plus scores, summed over the H values)."""
 
+MAX_ENTROPY_WEIGHTS = 10_000_000
+"""Attention weights the entropy lesson materialises, samples * seq_len^2 * sum(heads): the softmax and
+entropy are elementwise over them (about 10 ns each), and one H's weights must fit in memory."""
+
 
 class ScalingQuery(StrictModel):
     """Dot products of random unit-variance queries and keys of dimension d_k."""
@@ -97,6 +101,12 @@ class EntropyQuery(StrictModel):
             raise ValueError(f"heads: {bad[0]} does not divide d_model = {self.d_model}")
         if len(set(self.heads)) != len(self.heads):
             raise ValueError("heads: values must be distinct")
+        weights = self.samples * self.seq_len**2 * sum(self.heads)
+        if weights > MAX_ENTROPY_WEIGHTS:
+            raise ValueError(
+                f"samples * seq_len^2 * sum(heads) = {weights:.3g} attention weights exceeds {MAX_ENTROPY_WEIGHTS:.3g}; "
+                "lower samples, seq_len or the largest H values"
+            )
         work = entropy_work(self.d_model, self.seq_len, self.samples, len(self.heads))
         if work > MAX_ENTROPY_WORK:
             raise ValueError(

@@ -93,7 +93,7 @@ def read_header(path: str | os.PathLike[str]) -> SafetensorsHeader:
         raw = f.read(n)
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelFileError(f"file is not safetensors: its header is not valid JSON ({exc})") from exc
     if not isinstance(header, dict):
         raise ModelFileError("file is not safetensors: its header is not a JSON object")

@@ -12,8 +12,10 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from redis.exceptions import RedisError
 from rq import get_current_job
 from rq.job import Job
+from rq.timeouts import JobTimeoutException
 
 from server.cache.base import encode_result
 from server.cache.redis_cache import RedisCache
@@ -51,13 +53,19 @@ class _JobHooks:
             return
         self._last_progress = now
         self.job.meta["progress"] = max(0.0, min(1.0, float(value)))
-        self.job.save_meta()
+        try:
+            self.job.save_meta()
+        except RedisError as exc:  # progress is best effort: a Redis blip must not fail the job
+            log.warning("progress of job %s not published: %s", self.job.id, exc)
 
     def should_cancel(self) -> bool:
         now = time.monotonic()
         if not self._canceled and now - self._last_check >= CANCEL_EVERY_S:
             self._last_check = now
-            self._canceled = bool(self.job.connection.exists(cancel_key(self.job.id)))
+            try:
+                self._canceled = bool(self.job.connection.exists(cancel_key(self.job.id)))
+            except RedisError as exc:  # cannot tell: keep working, and ask again at the next step
+                log.warning("cancel flag of job %s unreadable: %s", self.job.id, exc)
         return self._canceled
 
 
@@ -74,6 +82,10 @@ def run(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     try:
         result = run_job(kind, payload, progress=hooks.progress, should_cancel=hooks.should_cancel)
         raw = encode_result(result)
+    except JobTimeoutException:
+        timeout = job.timeout
+        message = f"the job ran past its time limit of {timeout} s; ask for less work or raise HEADDIV_JOB_TIMEOUT_S"
+        return {"outcome": "failed", "error": {"message": message, "type": "timeout"}}
     except Exception as exc:
         error = describe_failure(exc)
         if error.message.startswith("internal error"):
