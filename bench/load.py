@@ -1,6 +1,6 @@
 """Load test of a running headdiv server: mixed cache-hit / new-job / poll traffic from N clients.
 
-    python bench/load.py http://127.0.0.1:8050 [--clients 50] [--duration 20] [--think 0.1]
+    python bench/load.py http://127.0.0.1:8050 [--clients 50] [--duration 20] [--think 0.1] [--procs 2]
 
 Each client loops for `--duration` seconds, sleeping `--think` seconds between requests (a person
 dragging a slider, not a flood), and picks:
@@ -22,6 +22,7 @@ import random
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import httpx
@@ -51,14 +52,14 @@ def pick(rng: random.Random) -> str:
     return MIX[-1][0]
 
 
-async def client_loop(c: httpx.AsyncClient, idx: int, stop_at: float, think: float, stats: Stats) -> None:
+async def client_loop(
+    c: httpx.AsyncClient, idx: int, stop_at: float, think: float, stats: Stats, warm_ids: list[str]
+) -> None:
     rng = random.Random(idx)
-    mine: list[str] = []
+    mine: list[str] = list(warm_ids)  # polls start on the warmed jobs; new jobs join as they are made
     seq = 0
     while time.monotonic() < stop_at:
         kind = pick(rng)
-        if kind == "poll" and not mine:
-            kind = "new-job"
         t0 = time.perf_counter()
         try:
             if kind == "cache-hit":
@@ -84,24 +85,65 @@ async def client_loop(c: httpx.AsyncClient, idx: int, stop_at: float, think: flo
         await asyncio.sleep(think * (0.5 + rng.random()))
 
 
-async def main(url: str, clients: int, duration: float, think: float, unique: int) -> int:
+async def warm(url: str, unique: int) -> tuple[dict[str, object], list[str]]:
+    """Health, then the hot scenarios computed once (waiting for them): these are the cache hits."""
+    async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+        health = (await c.get("/api/v1/health")).json()
+        warm_ids: list[str] = []
+        for scenario in HOT:
+            r = await c.post("/api/v1/simulations", json={**scenario, "seed": unique}, params={"wait": 60})
+            if r.status_code != 200:
+                raise RuntimeError(f"warm-up failed: {r.status_code} {r.text[:200]}")
+            warm_ids.append(r.json()["job_id"])
+    return health, warm_ids
+
+
+async def drive(url: str, first: int, clients: int, duration: float, think: float, warm_ids: list[str]) -> Stats:
     stats = Stats()
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as c:
-        health = (await c.get("/api/v1/health")).json()
-        print(f"server {url}: {health}")
-        for scenario in HOT:  # warm the cache: these are the cache hits
-            scenario["seed"] = unique
-            r = await c.post("/api/v1/simulations", json=scenario, params={"wait": 60})
-            if r.status_code != 200:
-                print(f"warm-up failed: {r.status_code} {r.text[:200]}", file=sys.stderr)
-                return 2
-        t0 = time.monotonic()
-        await asyncio.gather(*(client_loop(c, i + unique, t0 + duration, think, stats) for i in range(clients)))
-        wall = time.monotonic() - t0
+        stop_at = time.monotonic() + duration
+        await asyncio.gather(*(client_loop(c, first + i, stop_at, think, stats, warm_ids) for i in range(clients)))
+    return stats
+
+
+def drive_process(
+    url: str, first: int, clients: int, duration: float, think: float, warm_ids: list[str], mix: list[tuple[str, float]]
+) -> Stats:
+    """One load-generating process (the generator costs more CPU than the server: spread it)."""
+    MIX[:] = mix
+    return asyncio.run(drive(url, first, clients, duration, think, warm_ids))
+
+
+def main(url: str, clients: int, duration: float, think: float, unique: int, procs: int) -> int:
+    for scenario in HOT:
+        scenario["seed"] = unique
+    try:
+        health, warm_ids = asyncio.run(warm(url, unique))
+    except (RuntimeError, httpx.HTTPError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"server {url}: {health}")
+    shares = [clients // procs + (1 if i < clients % procs else 0) for i in range(procs)]
+    firsts = [unique * 1000 + sum(shares[:i]) for i in range(procs)]
+    t0 = time.monotonic()
+    with ProcessPoolExecutor(max_workers=procs) as pool:
+        futures = [
+            pool.submit(drive_process, url, first, n, duration, think, warm_ids, list(MIX))
+            for first, n in zip(firsts, shares, strict=True)
+            if n
+        ]
+        parts = [f.result() for f in futures]
+    wall = time.monotonic() - t0
+    stats = Stats()
+    for part in parts:
+        for kind, _ in MIX:
+            stats.latencies[kind] += part.latencies[kind]
+            stats.errors[kind] += part.errors[kind]
+        stats.examples += part.examples[: max(0, 5 - len(stats.examples))]
     total = sum(len(v) for v in stats.latencies.values()) + sum(stats.errors.values())
-    shares = ", ".join(f"{k} {v:.0%}" for k, v in MIX)
-    print(f"{clients} clients, {wall:.1f} s, think {think * 1000:.0f} ms, mix {shares}")
+    mix = ", ".join(f"{k} {v:.0%}" for k, v in MIX)
+    print(f"{clients} clients in {procs} processes, {wall:.1f} s, think {think * 1000:.0f} ms, mix {mix}")
     print(f"{total} requests, {total / wall:.0f} req/s")
     print(f"{'kind':<10} {'count':>7} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
     for kind, _ in MIX:
@@ -124,8 +166,9 @@ if __name__ == "__main__":
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of traffic")
     parser.add_argument("--think", type=float, default=0.1, help="mean pause between a client's requests (s)")
     parser.add_argument("--seed", type=int, default=None, help="makes the run's scenarios unique (default: time)")
+    parser.add_argument("--procs", type=int, default=2, help="load-generating processes")
     parser.add_argument("--new-share", type=float, default=0.02, help="share of requests that are new jobs")
     args = parser.parse_args()
     MIX[:] = [("cache-hit", 0.8 - args.new_share), ("new-job", args.new_share), ("poll", 0.2)]
     unique = args.seed if args.seed is not None else int(time.time()) % 1_000_000
-    sys.exit(asyncio.run(main(args.url.rstrip("/"), args.clients, args.duration, args.think, unique)))
+    sys.exit(main(args.url.rstrip("/"), args.clients, args.duration, args.think, unique, max(1, args.procs)))

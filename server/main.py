@@ -58,6 +58,9 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
             yield
         finally:
             backend.close()
+            aclose = getattr(backend, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     app = FastAPI(
         title="headdiv",

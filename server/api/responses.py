@@ -48,5 +48,8 @@ async def settle(backend: JobBackend, state: JobState, wait: float) -> JobState:
 
 async def submit(backend: JobBackend, kind: str, request: BaseModel, wait: float) -> Response:
     payload = canonical_payload(request)
-    state = await call(backend, backend.submit, kind, payload, job_id(kind, payload))
+    jid = job_id(kind, payload)
+    state = await backend.cached(jid)
+    if state is None:
+        state = await call(backend, backend.submit, kind, payload, jid)
     return job_response(await settle(backend, state, wait))

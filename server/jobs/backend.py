@@ -26,6 +26,10 @@ class JobBackend(Protocol):
     blocking_io: bool
     """True when calls do network I/O (Redis) and belong in a worker thread, not the event loop."""
 
+    async def cached(self, job_id: str) -> JobState | None:
+        """The finished job straight from the result cache, without touching the queue (the hot path)."""
+        ...
+
     def submit(self, kind: str, payload: dict[str, Any], job_id: str) -> JobState:
         """Start the job unless the same id is running or cached (single flight); its current state."""
         ...

@@ -7,11 +7,16 @@ Every Redis call has a short timeout and becomes `BackendUnavailable` (503), nev
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import threading
+import weakref
 from typing import Any
 
+from redis.asyncio import Redis as AsyncRedis
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from rq import Queue, Retry, Worker
 from rq.exceptions import InvalidJobOperation, NoSuchJobError
@@ -23,7 +28,7 @@ from rq.worker_registration import clean_worker_registry
 from server.cache.base import CacheUnavailable
 from server.cache.redis_cache import RedisCache
 from server.jobs.backend import BackendHealth
-from server.jobs.keys import cancel_key, claim_key
+from server.jobs.keys import cancel_key, claim_key, result_key
 from server.jobs.models import JobError
 from server.jobs.state import BackendUnavailable, JobState
 from server.redis_client import connect
@@ -67,6 +72,9 @@ class RQBackend:
             serializer=JSONSerializer,
             default_timeout=settings.job_timeout_s,
         )
+        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncRedis] = (
+            weakref.WeakKeyDictionary()
+        )
         self._stop = threading.Event()
         self._maintenance: threading.Thread | None = None
 
@@ -82,6 +90,13 @@ class RQBackend:
         if self._maintenance is not None:
             self._maintenance.join(timeout=5)
             self._maintenance = None
+
+    async def aclose(self) -> None:
+        """Close the async cache client of the running loop (called at the end of the app's lifespan)."""
+        client = self._async_clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await client.aclose()
 
     def _maintain(self) -> None:
         while not self._stop.wait(self.settings.maintenance_interval_s):
@@ -102,6 +117,29 @@ class RQBackend:
                 self.queue.release_maintenance_lock()
 
     # -- jobs ----------------------------------------------------------------------------------
+    async def cached(self, job_id: str) -> JobState | None:
+        """One async GET on the result cache: no worker thread, no job record (the cache-hit path)."""
+        client = self._async_cache_client()
+        try:
+            raw = await client.get(result_key(job_id))
+        except (RedisError, OSError) as exc:
+            raise BackendUnavailable(f"the result cache is unreachable: {exc}") from exc
+        return JobState(job_id, "finished", 1.0, True, raw) if isinstance(raw, bytes) else None
+
+    def _async_cache_client(self) -> AsyncRedis:
+        """redis.asyncio connections belong to one event loop: one client per running loop."""
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.get(loop)
+        if client is None:
+            url = self.settings.cache_redis_url or self.settings.redis_url
+            assert url is not None
+            timeout = self.settings.redis_socket_timeout_s
+            client = AsyncRedis.from_url(
+                url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=AsyncRetry(NoBackoff(), 1)
+            )
+            self._async_clients[loop] = client
+        return client
+
     def submit(self, kind: str, payload: dict[str, Any], job_id: str) -> JobState:
         try:
             raw = self.cache.get(job_id)  # the common case first: one round trip for a cache hit
@@ -212,8 +250,13 @@ class RQBackend:
         except RedisError as exc:
             return BackendHealth(False, "rq", "redis", 0, "unknown", detail=f"redis unreachable: {exc}")
         devices = sorted({d for w in workers if (d := _worker_device(w.name))})
-        detail = "" if cache_ok else "result cache unreachable"
-        return BackendHealth(cache_ok, "rq", "redis", len(workers), ",".join(devices) or "none", detail=detail)
+        problems = [] if cache_ok else ["result cache unreachable"]
+        if not workers:
+            problems.append(
+                f"no worker listens on queue {self.queue.name!r}: new jobs will wait (run `headdiv worker`)"
+            )
+        ok = not problems
+        return BackendHealth(ok, "rq", "redis", len(workers), ",".join(devices) or "none", detail="; ".join(problems))
 
 
 def _failure(job: Job) -> JobError:

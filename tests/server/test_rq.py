@@ -152,3 +152,10 @@ def test_a_job_past_its_timeout_fails_with_a_reason(redis_url: str, queue_name: 
         body = poll(client, job_id, ("finished", "failed", "canceled"), 60)
     assert body["status"] == "failed" and body["error"]["type"] == "timeout", body
     assert "time limit of 1 s" in body["error"]["message"]
+
+
+def test_health_is_degraded_without_workers(redis_url: str, queue_name: str) -> None:
+    with TestClient(create_app(rq_settings(redis_url, queue_name), mount_dashboard=False)) as client:
+        body = client.get("/api/v1/health").json()
+    assert body["status"] == "degraded" and body["workers"] == 0 and body["queue"] == "rq"
+    assert "no worker" in body["detail"]

@@ -73,7 +73,13 @@ class _BigHead:
         """(..., p) points and their (..., H, d_k) head keys -> (..., D) big-head keys."""
         if isinstance(self.geometry, DenseGeometry):
             return x @ self.basis
-        parts = [(head_keys[..., cols].transpose(-1, -2) @ t).flatten(-2) for cols, t in self.groups]
+        lead, (h, d) = head_keys.shape[:-2], head_keys.shape[-2:]
+        parts = []
+        for cols, t in self.groups:
+            picked = head_keys if len(cols) == d else head_keys[..., cols]
+            # one (batch * columns, H) @ (H, D_group) GEMM rather than many tiny ones
+            rows = picked.transpose(-1, -2).reshape(-1, h)
+            parts.append((rows @ t).reshape(*lead, -1))
         return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
 
 
