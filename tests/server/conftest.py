@@ -26,6 +26,7 @@ def rq_settings(redis_url: str, queue: str, **overrides: object) -> ServerSettin
         "maintenance_interval_s": 2,
         "heartbeat_interval_s": 1,
         "heartbeat_ttl_s": 4,
+        "cache_ttl_s": 600,
     }
     values.update(overrides)
     return ServerSettings(**values)  # type: ignore[arg-type]

@@ -56,6 +56,7 @@ def worker_env(redis_url: str, queue: str, **extra: str) -> dict[str, str]:
             "HEADDIV_MAINTENANCE_INTERVAL_S": "2",
             "HEADDIV_HEARTBEAT_INTERVAL_S": "1",
             "HEADDIV_HEARTBEAT_TTL_S": "4",
+            "HEADDIV_CACHE_TTL_S": "600",  # results of test runs do not linger in a shared Redis
             "HEADDIV_WARM_UP": "0",
             "HEADDIV_COMPILE": "off",
             "HEADDIV_DEVICE": "cpu",
@@ -203,3 +204,12 @@ def delete_queue(redis_url: str, queue: str) -> None:
     conn = redis.Redis.from_url(redis_url)
     with contextlib.suppress(redis.RedisError):
         Queue(queue, connection=conn).delete(delete_jobs=True)
+
+
+def run_async(coro: Any) -> Any:
+    """asyncio.run in a thread of its own: a browser test's Playwright may own this thread's loop."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from server.main import create_app
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import RUN_SEED as SEED
-from tests.server.helpers import ServerThread, slow_surface, small
+from tests.server.helpers import ServerThread, run_async, slow_surface, small
 
 
 def wait_done(client: TestClient, job_id: str, timeout: float = 120) -> dict:
@@ -93,7 +93,7 @@ def test_single_flight_100_concurrent_requests_run_the_engine_once() -> None:
             )
 
     with ServerThread(app) as server:
-        responses = asyncio.run(burst(server.url))
+        responses = run_async(burst(server.url))
     assert [r.status_code for r in responses] == [200] * 100
     bodies = [r.json() for r in responses]
     assert len({b["job_id"] for b in bodies}) == 1

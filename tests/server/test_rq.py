@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from server.main import create_app
 from tests.server.conftest import rq_settings
 from tests.server.helpers import RUN_SEED as SEED
-from tests.server.helpers import ServerThread, WorkerProcess, slow_surface, small, workers
+from tests.server.helpers import ServerThread, WorkerProcess, run_async, slow_surface, small, workers
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -87,7 +87,7 @@ def test_single_flight_across_100_concurrent_requests(redis_url: str, queue_name
 
     app = create_app(rq_settings(redis_url, queue_name), mount_dashboard=False)
     with workers(redis_url, queue_name, tmp_path, count=2) as procs, ServerThread(app) as server:
-        responses = asyncio.run(burst(server.url))
+        responses = run_async(burst(server.url))
         runs = sum(p.successful_jobs() for p in procs)
     assert [r.status_code for r in responses] == [200] * 100, {r.status_code for r in responses}
     assert len({r.json()["job_id"] for r in responses}) == 1

@@ -18,8 +18,9 @@ import socket
 import threading
 import time
 
+from redis.client import Pipeline
 from redis.exceptions import RedisError
-from rq import Queue, SimpleWorker
+from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
@@ -40,6 +41,13 @@ class HeaddivWorker(SimpleWorker):
     def request_stop(self, signum: int, frame: object) -> None:
         self.shutdown_asked = True
         super().request_stop(signum, frame)
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
+        """RQ's heartbeat, plus re-registration: if Redis was restarted empty, the worker shows up again
+        in the worker sets (and in /health) at its next heartbeat instead of never."""
+        super().heartbeat(timeout, pipeline)
+        if not self.shutdown_asked:
+            worker_registration.register(self, pipeline)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl_s

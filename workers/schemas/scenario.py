@@ -58,7 +58,7 @@ class Scenario(StrictModel):
         45.0, ge=0, le=90, description="Principal angle between every pair of heads (equiangular), degrees."
     )
     geometry: Geometry = Field("equiangular", description="How the heads' subspaces are placed.")
-    tilts: list[Float] | None = Field(
+    tilts: list[Annotated[Float, Field(ge=0, le=90)]] | None = Field(
         None, description="One tilt angle per head in degrees (geometry 'tilted').", max_length=64
     )
     shared_dims: Int = Field(1, ge=0, le=256, description="Dimensions every head shares (geometry 'shared_dims').")
@@ -84,8 +84,6 @@ class Scenario(StrictModel):
                 raise ValueError("tilts: geometry 'tilted' needs a list of H tilt angles in degrees")
             if len(self.tilts) != self.H:
                 raise ValueError(f"tilts: has {len(self.tilts)} entries but H = {self.H}; give one angle per head")
-        if self.tilts is not None and any(not 0 <= t <= 90 for t in self.tilts):
-            raise ValueError("tilts: every tilt angle must lie in [0, 90] degrees")
         if self.geometry == "shared_dims" and self.shared_dims > self.d_k:
             raise ValueError(f"shared_dims: {self.shared_dims} exceeds d_k = {self.d_k}")
         if self.geometry == "random" and self.p < self.d_k:

@@ -61,12 +61,20 @@ def _builtin(name: str, seed: int) -> dict[str, Any] | JSONResponse:
 BuiltinName = Annotated[str, Path(max_length=200, description="Name from GET /models/builtin.")]
 
 
-@router.get("/builtin/{name}/hdi", summary="Per-layer HDI of a built-in model")
+@router.get(
+    "/builtin/{name}/hdi",
+    summary="Per-layer HDI of a built-in model",
+    responses={404: {"description": "unknown or not installed built-in model"}},
+)
 def get_builtin_hdi(name: BuiltinName, seed: SeedQuery = 0) -> Any:
     return _builtin(name, seed)
 
 
-@router.post("/builtin/{name}/hdi", summary="Per-layer HDI of a built-in model")
+@router.post(
+    "/builtin/{name}/hdi",
+    summary="Per-layer HDI of a built-in model",
+    responses={404: {"description": "unknown or not installed built-in model"}},
+)
 def post_builtin_hdi(name: BuiltinName, seed: SeedQuery = 0) -> Any:
     return _builtin(name, seed)
 
