@@ -4,7 +4,8 @@ For each shape (R, H, queries, n, d_k) it times, on the same inputs:
   engine  - the engine's NW step (`nw_attention`, compiled, with the MAW statistics it always computes)
   numpy   - a float64 NumPy loop over replicates and heads (what a user's own script does)
   sdpa    - the fastest bare torch attention call: SDPA with the value padded to d_k
-  floor   - one torch.exp over the same R*H*queries*n float32 elements
+  floor   - one torch.exp over the same R*H*queries*n float32 elements (and, for reference, the same
+            exp into a preallocated output: "exp out=", which skips the page faults of a new tensor)
 and prints times, ratios and the peak extra memory of the engine's NW step (tracemalloc of torch's
 CPU allocations is not available, so peak RSS growth in a fresh child process is measured), then the
 end-to-end `simulate` time of the default scenario and of S1.
@@ -97,7 +98,7 @@ def main() -> None:
     )
     print(
         f"{'shape':6} {'engine ms':>10} {'floor ms':>9} {'sdpa ms':>8} {'numpy ms':>9} "
-        f"{'eng/floor':>9} {'numpy/eng':>9} {'sdpa/eng':>8} {'extra MB':>8}"
+        f"{'eng/floor':>9} {'numpy/eng':>9} {'sdpa/eng':>8} {'extra MB':>8} {'exp out= ms':>11}"
     )
     for name in args.shapes:
         shape = SHAPES[name]
@@ -105,6 +106,8 @@ def main() -> None:
         engine = timeit(lambda: nw_attention(qq, kk, kb, y, with_stats=True), args.repeat)  # noqa: B023
         scores = torch.randn(qq.shape[0], qq.shape[1], kk.shape[1])
         floor = timeit(lambda: torch.exp(scores), args.repeat)  # noqa: B023
+        out = torch.empty_like(scores)
+        floor_out = timeit(lambda: torch.exp(scores, out=out), args.repeat)  # noqa: B023
         d = shape[4]
         v = torch.zeros(kk.shape[0], kk.shape[1], d)
         v[..., 0] = y
@@ -117,7 +120,7 @@ def main() -> None:
         extra = peak_extra_mb_tracked(name)
         print(
             f"{name:6} {engine * 1e3:10.1f} {floor * 1e3:9.1f} {sdpa * 1e3:8.1f} {numpy_t * 1e3:9.1f} "
-            f"{engine / floor:9.2f} {numpy_t / engine:9.1f} {sdpa / engine:8.2f} {extra:8.1f}"
+            f"{engine / floor:9.2f} {numpy_t / engine:9.1f} {sdpa / engine:8.2f} {extra:8.1f} {floor_out * 1e3:11.1f}"
         )
     for label, scenario in (("default", Scenario()), ("S1", Scenario(replicates=200, H=8, queries=64, n=512, d_k=8))):
         e2e = timeit(lambda: simulate(scenario), args.repeat)  # noqa: B023

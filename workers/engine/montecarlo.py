@@ -86,20 +86,27 @@ class _BigHead:
 def _nw_inputs(
     s: Scenario, keys: torch.Tensor, queries: torch.Tensor, d: int
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Scaled queries (B, Q, d), keys (B, n, d) and logit bias (B, n) for one kernel.
+    """Scaled queries (B, Q, d), keys (B, n, d) and logit bias (B, n) for one kernel, contiguous.
 
+    `keys` (..., n, d) may be a strided view and `queries` (..., Q, d) may broadcast over its leading
+    dimensions: outputs are written contiguously in one pass each, then the leading dims are flattened.
     Gaussian: keys and queries are first centred on the keys' mean, because the augmented-vector form
     subtracts large |k|^2 terms that would otherwise eat float32's precision (the kernel only sees q - k).
     """
+    lead, (n, _), nq = keys.shape[:-2], keys.shape[-2:], queries.shape[-2]
+    kc = torch.empty((*lead, n, d), device=keys.device, dtype=keys.dtype)
+    qs = torch.empty((*lead, nq, d), device=keys.device, dtype=keys.dtype)
     if s.kernel == "gaussian":
         inv = 1.0 / bandwidth(s, d) ** 2
-        centre = keys.mean(dim=1, keepdim=True)
-        kc = keys - centre
-        qc = (queries - centre) * inv
-        return qc, kc, -0.5 * inv * (kc * kc).sum(-1)
-    scale = 1.0 / (s.temperature * math.sqrt(d))
-    q = (queries * scale).expand(keys.shape[0], -1, -1)
-    return q, keys, torch.zeros(keys.shape[:2], device=keys.device, dtype=keys.dtype)
+        centre = keys.mean(dim=-2, keepdim=True)
+        torch.sub(keys, centre, out=kc)
+        torch.sub(queries, centre, out=qs).mul_(inv)
+        kb = torch.linalg.vecdot(kc, kc).mul_(-0.5 * inv)
+    else:
+        kc.copy_(keys)
+        qs.copy_(queries.expand_as(qs)).mul_(1.0 / (s.temperature * math.sqrt(d)))
+        kb = torch.zeros((*lead, n), device=keys.device, dtype=keys.dtype)
+    return qs.flatten(0, -3), kc.flatten(0, -3), kb.flatten(0, -2)
 
 
 def _heads_nw(
@@ -107,11 +114,9 @@ def _heads_nw(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Estimates and MAW gates (Rc, H, Q) for keys (Rc, n, H, d), query keys (Q, H, d), y (Rc, n)."""
     rc, n, h, d = keys.shape
-    k = keys.permute(0, 2, 1, 3).reshape(rc * h, n, d)
-    q = qkeys.permute(1, 0, 2).unsqueeze(0).expand(rc, -1, -1, -1).reshape(rc * h, -1, d)
+    qs, ks, kb = _nw_inputs(s, keys.transpose(1, 2), qkeys.transpose(0, 1).unsqueeze(0), d)
     yy = y.unsqueeze(1).expand(rc, h, n).reshape(rc * h, n)
-    qs, ks, kb = _nw_inputs(s, k, q, d)
-    est, z, s2, sz = nw_attention(qs.contiguous(), ks.contiguous(), kb.contiguous(), yy.contiguous(), with_stats=True)
+    est, z, s2, sz = nw_attention(qs, ks, kb, yy, with_stats=True)
     est, z, s2, sz = (t.view(rc, h, -1) for t in (est, z, s2, sz))
     return est, maw_gate(z, s2, sz, n, s.beta)
 
@@ -145,7 +150,7 @@ def run_draws(s: Scenario, geometry: Geometry, device: torch.device, dtype: torc
         est[r0:r1], gates[r0:r1] = _heads_nw(s, keys, qkeys, y)
         bk = big.keys(x, keys)
         qs, ks, kb = _nw_inputs(s, bk, big_q.unsqueeze(0), big.dim)
-        (big_est[r0:r1],) = nw_attention(qs.contiguous(), ks.contiguous(), kb.contiguous(), y.contiguous())
+        (big_est[r0:r1],) = nw_attention(qs, ks, kb, y.contiguous())
         if r0 == 0:
             sh, sg = _heads_nw(s, keys[:1], xs_keys, y[:1])
             slice_heads, slice_gates = sh[0], sg[0]

@@ -7,6 +7,10 @@ exactly the draws the engine used.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
 import torch
 
 TRAINING = 1
@@ -14,6 +18,12 @@ QUERIES = 2
 RANDOM_GEOMETRY = 3
 SLICE_POINTS = 61
 _MASK = (1 << 64) - 1
+_SAMPLER_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+@lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_SAMPLER_THREADS, thread_name_prefix="headdiv-sampler")
 
 
 def _splitmix64(x: int) -> int:
@@ -45,11 +55,22 @@ def training_sets(
     """
     x = torch.empty(stop - start, n, p, device=device, dtype=torch.float32)
     eps = torch.empty(stop - start, n, device=device, dtype=torch.float32)
-    gen = torch.Generator(device=device)
-    for i, r in enumerate(range(start, stop)):
-        gen.manual_seed(derive_seed(seed, TRAINING, r))
-        torch.randn(n, p, generator=gen, out=x[i])
-        torch.randn(n, generator=gen, out=eps[i])
+
+    def draw(rows: range) -> None:
+        gen = torch.Generator(device=device)
+        for r in rows:
+            gen.manual_seed(derive_seed(seed, TRAINING, r))
+            torch.randn(n, p, generator=gen, out=x[r - start])
+            torch.randn(n, generator=gen, out=eps[r - start])
+
+    # torch's CPU sampler is single-threaded and releases the GIL: split the replicates over the
+    # cores (each replicate has its own seed, so the split cannot change the numbers).
+    threads = min(_SAMPLER_THREADS, stop - start) if device.type == "cpu" else 1
+    if threads > 1 and (stop - start) * n * p >= 1 << 16:
+        bounds = [start + (stop - start) * i // threads for i in range(threads + 1)]
+        list(_pool().map(draw, [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]))
+    else:
+        draw(range(start, stop))
     return x.to(dtype), eps.to(dtype)
 
 
