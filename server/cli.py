@@ -378,6 +378,10 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
+    # A worker shares its machine with the API and Redis: idle OpenMP threads that spin for work steal
+    # their CPU (cache-hit p99 84 -> 47 ms at 50 clients on 2 cores, bench/load.py) for ~10-30% of
+    # engine speed. Read by libgomp when torch loads, so it must be set before the import below.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from server.settings import get_server_settings
     from workers.queue.worker import run_worker
 
