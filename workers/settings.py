@@ -37,7 +37,9 @@ class EngineSettings(BaseSettings):
         description="Cap on replicates*H*queries: the estimates kept for the exact decomposition.",
     )
     chunk_bytes: int = Field(32 << 20, gt=0, description="Memory bound for one chunk of training data and keys.")
-    score_bytes: int = Field(8 << 20, gt=0, description="Size of one block of attention scores (8 MiB measured best here).")
+    score_bytes: int = Field(
+        8 << 20, gt=0, description="Size of one block of attention scores (8 MiB measured best here)."
+    )
 
 
 @lru_cache(maxsize=1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from itertools import pairwise
 
 import torch
 
@@ -68,7 +69,7 @@ def training_sets(
     threads = min(_SAMPLER_THREADS, stop - start) if device.type == "cpu" else 1
     if threads > 1 and (stop - start) * n * p >= 1 << 16:
         bounds = [start + (stop - start) * i // threads for i in range(threads + 1)]
-        list(_pool().map(draw, [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]))
+        list(_pool().map(draw, [range(a, b) for a, b in pairwise(bounds)]))
     else:
         draw(range(start, stop))
     return x.to(dtype), eps.to(dtype)
