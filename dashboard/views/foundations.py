@@ -417,6 +417,20 @@ def budget_table(r: Result) -> Component:
 # ---------------------------------------------------------------------------------------------------
 
 
+def _number(component_id: str, low: float, high: float, value: Any, *, step: float = 1) -> dcc.Input:
+    """A bounded number box that reports only when the user is done typing."""
+    return dcc.Input(
+        id=component_id,
+        type="number",
+        min=low,
+        max=high,
+        step=step,
+        debounce=True,
+        value=value,
+        className="num-input",
+    )
+
+
 def _lesson(title: str, controls: list[Component], charts: list[Component], text: str, error_id: str) -> Component:
     return html.Section(
         [
@@ -535,31 +549,13 @@ def layout(state: PageState) -> Component:
                 [
                     control(
                         "d_model",
-                        dcc.Input(
-                            id="fd-en-d",
-                            type="number",
-                            min=2,
-                            max=1024,
-                            step=1,
-                            debounce=True,
-                            value=state.get("en_d", 128),
-                            className="num-input",
-                        ),
+                        _number("fd-en-d", 2, 1024, state.get("en_d", 128), step=1),
                         "en_d",
                         "Model dimension split into H heads.",
                     ),
                     control(
                         "sequence length",
-                        dcc.Input(
-                            id="fd-en-len",
-                            type="number",
-                            min=2,
-                            max=512,
-                            step=1,
-                            debounce=True,
-                            value=state.get("en_len", 64),
-                            className="num-input",
-                        ),
+                        _number("fd-en-len", 2, 512, state.get("en_len", 64), step=1),
                         "en_len",
                         "Tokens per sequence.",
                     ),
@@ -594,46 +590,19 @@ def layout(state: PageState) -> Component:
                 [
                     control(
                         "d_model",
-                        dcc.Input(
-                            id="fd-bu-d",
-                            type="number",
-                            min=1,
-                            max=65_536,
-                            step=1,
-                            debounce=True,
-                            value=state.get("bu_d", 512),
-                            className="num-input",
-                        ),
+                        _number("fd-bu-d", 1, 65_536, state.get("bu_d", 512), step=1),
                         "bu_d",
                         "Model dimension.",
                     ),
                     control(
                         "H",
-                        dcc.Input(
-                            id="fd-bu-h",
-                            type="number",
-                            min=1,
-                            max=4096,
-                            step=1,
-                            debounce=True,
-                            value=state.get("bu_H", 8),
-                            className="num-input",
-                        ),
+                        _number("fd-bu-h", 1, 4096, state.get("bu_H", 8), step=1),
                         "bu_H",
                         "Heads; must divide d_model.",
                     ),
                     control(
                         "sequence length n",
-                        dcc.Input(
-                            id="fd-bu-len",
-                            type="number",
-                            min=1,
-                            max=1_048_576,
-                            step=1,
-                            debounce=True,
-                            value=state.get("bu_len", 1024),
-                            className="num-input",
-                        ),
+                        _number("fd-bu-len", 1, 1_048_576, state.get("bu_len", 1024), step=1),
                         "bu_len",
                         "Tokens.",
                     ),
