@@ -131,7 +131,7 @@ def simulate(s: Scenario) -> dict[str, Any]:
     alphas["geometric"] = normalise(geo)
     alphas["fibonacci"] = normalise(fib)
     M = C + sum(np.outer(B[:, j], B[:, j]) for j in range(Q)) / Q
-    alphas["optimal"] = normalise(np.linalg.pinv(M) @ np.ones(H))
+    alphas["optimal"] = normalise(np.linalg.pinv(M, rcond=1e-7) @ np.ones(H))  # same singular cut-off
 
     def direct(est: np.ndarray) -> tuple[float, float, float, float]:
         """mse, bias2, variance (of the combined estimate), se from draws est (R, Q)."""

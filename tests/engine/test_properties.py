@@ -63,4 +63,6 @@ def test_any_valid_scenario_gives_finite_numbers(s: Scenario) -> None:
     scale = max(1.0, abs(r["mse"]))
     assert abs(r["bias2"] + r["variance"] + r["covariance"] - r["mse"]) <= 1e-9 * scale
     assert r["mse"] >= 0 and r["bias2"] >= 0
-    assert abs(r["mse_direct"] - r["mse"]) <= 1e-6 * scale
+    # Both are float64 sums over the same float32 estimates; weights far from 1/H amplify rounding.
+    amplification = max(1.0, sum(a * a for a in r["alpha"]))
+    assert abs(r["mse_direct"] - r["mse"]) <= 1e-6 * scale * amplification

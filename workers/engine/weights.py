@@ -47,7 +47,9 @@ def optimal(m: Moments) -> np.ndarray:
     mm = m.error_second_moment
     h = mm.shape[0]
     scale = max(float(np.max(np.abs(mm))), 1e-300)
-    x = np.linalg.pinv(mm / scale, rcond=1e-12, hermitian=True) @ np.ones(h)
+    # Directions below float32 resolution of the estimates are noise: treating them as singular keeps
+    # the weights bounded (a near-singular M would otherwise give weights of 1e5 and more).
+    x = np.linalg.pinv(mm / scale, rcond=1e-7, hermitian=True) @ np.ones(h)
     total = float(x.sum())
     if not np.isfinite(total) or abs(total) < 1e-12:
         return uniform(h)
