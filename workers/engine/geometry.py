@@ -43,17 +43,6 @@ class BlockGeometry:
     def p(self) -> int:
         return (self.H + 1) * self.d_k
 
-    def dense(self) -> list[np.ndarray]:
-        """The p x d_k matrices themselves (for tests and small reports)."""
-        out = []
-        for h in range(self.H):
-            w = np.zeros((self.p, self.d_k))
-            for j in range(self.d_k):
-                w[j, j] += self.a[h, j]
-                w[(h + 1) * self.d_k + self.col[h, j], j] += self.b[h, j]
-            out.append(w)
-        return out
-
     def keys(self, x: torch.Tensor) -> torch.Tensor:
         """(..., p) points -> (..., H, d_k) keys, elementwise on the blocks."""
         xb = x.unflatten(-1, (self.H + 1, self.d_k))

@@ -128,8 +128,3 @@ def check_work(s: Scenario, *, max_work: float | None = None, max_estimates: int
             f"work budget: one training set holds n*(p + H*(d_k+2)) = {per_set} values, over "
             f"{MAX_REPLICATE_VALUES}; lower n, H or d_k (or p)"
         )
-
-
-def scenario_fields() -> dict[str, Any]:
-    """Name -> pydantic FieldInfo, in declaration order (for registries such as the URL state)."""
-    return dict(Scenario.model_fields)
