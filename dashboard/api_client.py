@@ -105,6 +105,9 @@ class ApiClient:
             timeout=httpx.Timeout(timeout, connect=3.0),
             transport=transport,
             headers={"user-agent": "headdiv-dashboard"},
+            # Idle connections are dropped here after 2 s, before uvicorn drops them (5 s): at equal
+            # timeouts a slider moved after a pause could go out on a connection being closed, and fail.
+            limits=httpx.Limits(keepalive_expiry=2.0),
         )
 
     def _send(self, method: str, path: str, *, wait: float = 0.0, **kw: Any) -> httpx.Response:

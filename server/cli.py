@@ -45,15 +45,23 @@ class InputError(Exception):
 # Small pure helpers (tested directly)
 
 
-def port_number(text: str) -> int:
-    """argparse type for a TCP port: a whole number in 1..65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"port must be a whole number, got {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must lie in 1..65535, got {value}")
-    return value
+def bounded_int(name: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type for a whole number in low..high, whose errors name the option."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must lie in {low}..{high}, got {value}")
+        return value
+
+    return parse
+
+
+port_number = bounded_int("port", 1, 65535)
+nice_increment = bounded_int("nice", 0, 19)
 
 
 def browser_url(host: str, port: int) -> str:
@@ -364,7 +372,7 @@ def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         mode = "embedded: API, dashboard, job runner and cache in this one process (set REDIS_URL to scale out)"
     print(f"headdiv: {mode}", file=out, flush=True)
     print(f"headdiv: open {browser_url(settings.host, settings.port)} in a browser", file=out, flush=True)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, access_log=settings.access_log)
     return EXIT_OK
 
 
@@ -378,16 +386,24 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
-    # A worker shares its machine with the API and Redis: idle OpenMP threads that spin for work steal
-    # their CPU (cache-hit p99 84 -> 47 ms at 50 clients on 2 cores, bench/load.py) for ~10-30% of
-    # engine speed. Read by libgomp when torch loads, so it must be set before the import below.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from server.settings import get_server_settings
+
+    settings = get_server_settings()
+    # A worker often shares its machine with the API and Redis, and its jobs are batch work while the
+    # API answers people: a lower priority lets every cache hit and poll take a core at once (see the
+    # README's load test), and costs a job nothing when the machine is otherwise idle. Threads inherit
+    # it, so it is set before torch starts its pools.
+    nice = settings.worker_nice if args.nice is None else args.nice
+    if nice:
+        os.nice(nice)
+    # Idle OpenMP threads that spin for work steal the API's CPU too, for ~10-30% of engine speed.
+    # Read by libgomp when torch loads, so it must be set before the import below.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from workers.queue.worker import run_worker
 
-    queues = args.queue or [get_server_settings().queue_name]
+    queues = args.queue or [settings.queue_name]
     print(
-        f"headdiv worker: Redis at {redact_url(redis_url)}, queues {', '.join(queues)}"
+        f"headdiv worker: Redis at {redact_url(redis_url)}, queues {', '.join(queues)}, CPU priority nice {os.nice(0)}"
         f"{' (burst: exits when they are empty)' if args.burst else ''}",
         file=out,
         flush=True,
@@ -449,6 +465,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--queue", action="append", metavar="NAME", help="queue to listen on (repeatable; default: the app's queues)"
     )
     worker.add_argument("--burst", action="store_true", help="exit once the queues are empty")
+    worker.add_argument(
+        "--nice",
+        type=nice_increment,
+        help="lower this worker's CPU priority by N (0-19) so the API on the same machine answers first "
+        "(default: HEADDIV_WORKER_NICE, 10)",
+    )
     worker.set_defaults(handler=_worker)
 
     dashboard = sub.add_parser(

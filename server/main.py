@@ -52,7 +52,7 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         backend.start()
-        if settings.warm_up:
+        if settings.warm_up and settings.embedded:  # in scaled mode the workers compute, not the API
             threading.Thread(target=_warm_up, name="headdiv-warm-up", daemon=True).start()
         try:
             yield

@@ -49,7 +49,15 @@ class ServerSettings(BaseSettings):
         30, ge=2, description="Registry entries of a running job expire this long after its last heartbeat."
     )
     max_wait_s: float = Field(60.0, ge=0, le=60, description="Upper bound on any request's ?wait= (seconds).")
-    warm_up: bool = Field(True, description="Compile the engine in a background thread at start-up.")
+    warm_up: bool = Field(
+        True, description="Compile the engine in a background thread at start-up (embedded mode, and workers)."
+    )
+    worker_nice: int = Field(
+        10, ge=0, le=19, description="CPU priority decrement of `headdiv worker` (batch work yields to the API)."
+    )
+    access_log: bool = Field(
+        False, description="Log every request (uvicorn's access log); off by default, it costs CPU per request."
+    )
 
     @model_validator(mode="after")
     def _derive(self) -> ServerSettings:

@@ -6,6 +6,7 @@ import io
 import json
 import math
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -386,15 +387,15 @@ def test_serve_with_redis_url_says_it_is_scaled(
     assert "scaled" in out and redis_url in out
     assert "open http://127.0.0.1:8123/ in a browser" in out
     assert served["host"] == "127.0.0.1" and served["port"] == 8123 and callable(served["app"])
+    assert served["access_log"] is False  # a log line per request costs CPU; HEADDIV_ACCESS_LOG=1 turns it on
 
 
-@pytest.mark.redis
-def test_worker_in_burst_mode_drains_an_empty_queue_and_exits(redis_url: str) -> None:
-    import uuid
-
-    queue = f"headdiv-cli-test-{uuid.uuid4().hex[:8]}"  # nobody else's jobs land here
+def _burst_worker(redis_url: str, *options: str) -> tuple[str, str]:
+    """Run `headdiv worker --burst` on a queue of its own (nobody else's jobs land there): (queue, stdout)."""
+    queue = f"headdiv-cli-test-{secrets.token_hex(4)}"
+    argv = ["worker", "--burst", *options, "--queue", queue, "--redis-url", redis_url]
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", "worker", "--burst", "--queue", queue, "--redis-url", redis_url],
+        [sys.executable, "-m", "server.cli", *argv],
         cwd=ROOT,
         env=_service_env(),
         capture_output=True,
@@ -402,4 +403,23 @@ def test_worker_in_burst_mode_drains_an_empty_queue_and_exits(redis_url: str) ->
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"queues {queue}" in result.stdout
+    return queue, result.stdout
+
+
+@pytest.mark.redis
+def test_worker_in_burst_mode_drains_an_empty_queue_and_exits(redis_url: str) -> None:
+    queue, out = _burst_worker(redis_url)
+    assert f"queues {queue}" in out
+    # batch work yields the CPU to the API: HEADDIV_WORKER_NICE (10) below the priority it started with
+    assert f"nice {min(19, os.nice(0) + 10)}" in out
+
+
+@pytest.mark.redis
+def test_worker_nice_option_sets_its_priority(redis_url: str) -> None:
+    _, out = _burst_worker(redis_url, "--nice", "3")
+    assert f"nice {min(19, os.nice(0) + 3)}" in out
+
+
+def test_worker_nice_out_of_range_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "worker", "--nice", "20", "--redis-url", "redis://127.0.0.1:1/0")
+    assert status == 2 and "nice must lie in 0..19, got 20" in err

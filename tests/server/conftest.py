@@ -15,7 +15,7 @@ from tests.server.helpers import delete_queue
 
 
 def embedded_settings(**overrides: object) -> ServerSettings:
-    return ServerSettings(redis_url=None, warm_up=False, **overrides)  # type: ignore[arg-type]
+    return ServerSettings(**{"redis_url": None, "warm_up": False, **overrides})  # type: ignore[arg-type]
 
 
 def rq_settings(redis_url: str, queue: str, **overrides: object) -> ServerSettings:

@@ -6,10 +6,11 @@ import asyncio
 import time
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from server.main import create_app
-from tests.server.conftest import embedded_settings
+from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
 from tests.server.helpers import ServerThread, run_async, slow_surface, small
 
@@ -108,3 +109,25 @@ def test_a_job_past_its_timeout_fails_with_a_reason() -> None:
         body = r.json()
     assert r.status_code == 200 and body["status"] == "failed", body
     assert body["error"]["type"] == "timeout" and "time limit of 1 s" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("scaled", [False, True])
+def test_engine_warm_up_runs_only_where_jobs_run(
+    scaled: bool, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Embedded, the API computes and compiles the engine at start-up; scaled, the workers do, and the
+    API must not spend a core compiling what it never runs."""
+    import threading
+
+    from server import main
+
+    settings = (
+        rq_settings(request.getfixturevalue("redis_url"), "hdtest-warm", warm_up=True)
+        if scaled
+        else embedded_settings(warm_up=True)
+    )
+    called = threading.Event()
+    monkeypatch.setattr(main, "_warm_up", called.set)
+    with TestClient(create_app(settings, mount_dashboard=False)) as c:
+        assert c.get("/api/v1/health").status_code == 200
+        assert called.wait(2.0) is not scaled
