@@ -56,7 +56,8 @@ import aiohttp
 import httpx
 
 HOT = [{"H": h, "theta": t, "replicates": 32, "queries": 32, "n": 128} for h in (2, 4, 8) for t in (15.0, 45.0)]
-MIX = [("cache-hit", 0.78), ("new-job", 0.02), ("poll", 0.2)]
+KINDS = ("cache-hit", "new-job", "poll")
+POLL_SHARE = 0.2
 P99_TARGET_MS = 50.0
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,10 +66,34 @@ ROOT = Path(__file__).resolve().parents[1]
 # The clients
 
 
+@dataclass(frozen=True)
+class Traffic:
+    """What every client does; handed to each load-generating process whole (no module state)."""
+
+    client: str
+    mix: tuple[tuple[str, float], ...]  # (kind, share), shares summing to 1
+    hot: tuple[dict[str, Any], ...]  # the warmed scenarios: the cache hits
+    warm_ids: tuple[str, ...]  # their job ids: the first polls
+    duration: float
+    think: float
+
+    def describe(self) -> str:
+        mix = ", ".join(f"{k} {v:.0%}" for k, v in self.mix)
+        return f"{self.client} clients, {self.duration:.0f} s, think {self.think * 1000:.0f} ms, {mix}"
+
+    def pick(self, rng: random.Random) -> str:
+        x = rng.random()
+        for kind, share in self.mix:
+            if x < share:
+                return kind
+            x -= share
+        return self.mix[-1][0]
+
+
 @dataclass
 class Stats:
-    latencies: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k, _ in MIX})
-    errors: dict[str, int] = field(default_factory=lambda: {k: 0 for k, _ in MIX})
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
+    errors: dict[str, int] = field(default_factory=lambda: {k: 0 for k in KINDS})
     examples: list[str] = field(default_factory=list)
     client_cpu_s: float = 0.0  # CPU time the load generator itself spent
 
@@ -93,29 +118,20 @@ class Stats:
         return lat[min(len(lat) - 1, int(q * len(lat)))] * 1000
 
 
-def pick(rng: random.Random) -> str:
-    x = rng.random()
-    for kind, share in MIX:
-        if x < share:
-            return kind
-        x -= share
-    return MIX[-1][0]
-
-
 Send = Callable[[str, str, dict[str, Any] | None], Awaitable[tuple[int, bytes]]]
 """One request: (method, path, JSON body) -> (status, body bytes); raises on a transport failure."""
 TRANSPORT_ERRORS = (aiohttp.ClientError, httpx.HTTPError, TimeoutError)
 
 
-async def client_loop(send: Send, idx: int, stop_at: float, think: float, stats: Stats, warm_ids: list[str]) -> None:
+async def client_loop(send: Send, idx: int, stop_at: float, traffic: Traffic, stats: Stats) -> None:
     rng = random.Random(idx)
-    mine: list[str] = list(warm_ids)  # polls start on the warmed jobs; new jobs join as they are made
+    mine: list[str] = list(traffic.warm_ids)  # polls start on the warmed jobs; new jobs join as they are made
     seq = 0
     while time.monotonic() < stop_at:
-        kind = pick(rng)
+        kind = traffic.pick(rng)
         body: dict[str, Any] | None
         if kind == "cache-hit":
-            method, path, body = "POST", "/api/v1/simulations", rng.choice(HOT)
+            method, path, body = "POST", "/api/v1/simulations", rng.choice(traffic.hot)
         elif kind == "new-job":
             seq += 1
             body = {"replicates": 8, "queries": 8, "n": 64, "seed": (idx * 1_000_003 + seq) % 2**32}
@@ -138,35 +154,32 @@ async def client_loop(send: Send, idx: int, stop_at: float, think: float, stats:
                 stats.error(kind, f"HTTP {status} {content[:120]!r}")
         except TRANSPORT_ERRORS as exc:
             stats.error(kind, f"{type(exc).__name__}: {exc}")
-        await asyncio.sleep(think * (0.5 + rng.random()))
+        await asyncio.sleep(traffic.think * (0.5 + rng.random()))
 
 
-async def warm(url: str, unique: int) -> tuple[dict[str, Any], list[str]]:
+def warm(url: str, hot: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
     """Health, then the hot scenarios computed once (waiting for them): these are the cache hits."""
-    async with aiohttp.ClientSession(url, timeout=aiohttp.ClientTimeout(total=120)) as c:
-        async with c.get("/api/v1/health") as r:
-            health = await r.json()
+    with httpx.Client(base_url=url, timeout=120) as c:
+        health: dict[str, Any] = c.get("/api/v1/health").json()
         warm_ids: list[str] = []
-        for scenario in HOT:
-            async with c.post("/api/v1/simulations", json={**scenario, "seed": unique}, params={"wait": 60}) as r:
-                if r.status != 200:
-                    raise RuntimeError(f"warm-up failed: {r.status} {(await r.text())[:200]}")
-                warm_ids.append((await r.json())["job_id"])
+        for scenario in hot:
+            r = c.post("/api/v1/simulations", json=scenario, params={"wait": 60})
+            if r.status_code != 200:
+                raise RuntimeError(f"warm-up failed: {r.status_code} {r.text[:200]}")
+            warm_ids.append(r.json()["job_id"])
     return health, warm_ids
 
 
-async def drive(
-    url: str, client: str, first: int, clients: int, duration: float, think: float, warm_ids: list[str]
-) -> Stats:
+async def drive(url: str, traffic: Traffic, first: int, clients: int) -> Stats:
     stats = Stats()
-    stop_at = time.monotonic() + duration
+    stop_at = time.monotonic() + traffic.duration
 
     async def run_all(send: Send) -> None:
-        await asyncio.gather(*(client_loop(send, first + i, stop_at, think, stats, warm_ids) for i in range(clients)))
+        await asyncio.gather(*(client_loop(send, first + i, stop_at, traffic, stats) for i in range(clients)))
 
     # Idle connections are dropped by us (2 s) before the server drops them (uvicorn: 5 s), so a request
     # never goes out on a connection the server is closing.
-    if client == "httpx":
+    if traffic.client == "httpx":
         limits = httpx.Limits(max_connections=clients, keepalive_expiry=2.0)
         async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as hc:
 
@@ -188,20 +201,10 @@ async def drive(
     return stats
 
 
-def drive_process(
-    url: str,
-    client: str,
-    first: int,
-    clients: int,
-    duration: float,
-    think: float,
-    warm_ids: list[str],
-    mix: list[tuple[str, float]],
-) -> Stats:
+def drive_process(url: str, traffic: Traffic, first: int, clients: int) -> Stats:
     """One load-generating process; it counts its own CPU time, which the server under test goes without."""
-    MIX[:] = mix
     cpu0 = time.process_time()
-    stats = asyncio.run(drive(url, client, first, clients, duration, think, warm_ids))
+    stats = asyncio.run(drive(url, traffic, first, clients))
     stats.client_cpu_s = time.process_time() - cpu0
     return stats
 
@@ -221,14 +224,20 @@ class Run:
         return sum(self.stats.errors.values())
 
     @property
+    def client_cpu_ms(self) -> float:
+        """The load generator's CPU time per request."""
+        return 1000 * self.stats.client_cpu_s / max(1, self.requests)
+
+    @property
     def met(self) -> bool:
         return self.errors == 0 and self.stats.percentile_ms("cache-hit", 0.99) < P99_TARGET_MS
 
 
 def measure(label: str, url: str, args: argparse.Namespace, unique: int) -> Run:
-    for scenario in HOT:
-        scenario["seed"] = unique
-    health, warm_ids = asyncio.run(warm(url, unique))
+    hot = [{**scenario, "seed": unique} for scenario in HOT]  # this run's own cache entries
+    health, warm_ids = warm(url, hot)
+    mix = (("cache-hit", 1 - POLL_SHARE - args.new_share), ("new-job", args.new_share), ("poll", POLL_SHARE))
+    traffic = Traffic(args.client, mix, tuple(hot), tuple(warm_ids), args.duration, args.think)
     print(f"\n== {label}: {url} {health}", flush=True)
     procs = max(1, args.procs)
     shares = [args.clients // procs + (1 if i < args.clients % procs else 0) for i in range(procs)]
@@ -236,22 +245,17 @@ def measure(label: str, url: str, args: argparse.Namespace, unique: int) -> Run:
     t0 = time.monotonic()
     with ProcessPoolExecutor(max_workers=procs) as pool:
         futures = [
-            pool.submit(drive_process, url, args.client, first, n, args.duration, args.think, warm_ids, list(MIX))
-            for first, n in zip(firsts, shares, strict=True)
-            if n
+            pool.submit(drive_process, url, traffic, first, n) for first, n in zip(firsts, shares, strict=True) if n
         ]
         stats = Stats()
         for f in futures:
             stats.merge(f.result())
     run = Run(label, time.monotonic() - t0, stats)
-    mix = ", ".join(f"{k} {v:.0%}" for k, v in MIX)
-    print(f"{args.clients} {args.client} clients in {procs} process(es), {run.wall:.1f} s, ", end="")
-    print(f"think {args.think * 1000:.0f} ms, {mix}")
+    print(f"{args.clients} {traffic.describe()}, in {procs} process(es), {run.wall:.1f} s")
     print(f"{run.requests} requests, {run.requests / run.wall:.0f} req/s")
-    cpu_ms = 1000 * stats.client_cpu_s / max(1, run.requests)
-    print(f"load generator CPU: {cpu_ms:.2f} ms per request, {stats.client_cpu_s / run.wall:.0%} of a core")
+    print(f"load generator CPU: {run.client_cpu_ms:.2f} ms per request, {stats.client_cpu_s / run.wall:.0%} of a core")
     print(f"{'kind':<10} {'count':>7} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
-    for kind, _ in MIX:
+    for kind in KINDS:
         n = len(stats.latencies[kind])
         p50, p99 = stats.percentile_ms(kind, 0.5), stats.percentile_ms(kind, 0.99)
         print(f"{kind:<10} {n:>7} {n / run.wall:>7.0f} {p50:>8.1f} {p99:>8.1f} {stats.errors[kind]:>7}")
@@ -358,22 +362,13 @@ class Processes:
 def wait_healthy(url: str, procs: Processes, workers: int, limit_s: float = 120) -> None:
     """Until /api/v1/health says ok (with `workers` workers registered), or fail with the logs."""
 
-    async def health() -> dict[str, Any] | None:
-        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError):
-            async with (
-                aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as c,
-                c.get(f"{url}/api/v1/health") as r,
-            ):
-                body: dict[str, Any] = await r.json()
-                return body
-        return None
-
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         procs.check()
-        body = asyncio.run(health())
-        if body is not None and body.get("status") == "ok" and body.get("workers", 0) >= workers:
-            return
+        with contextlib.suppress(httpx.HTTPError, ValueError):
+            body = httpx.get(f"{url}/api/v1/health", timeout=2).json()
+            if body.get("status") == "ok" and body.get("workers", 0) >= workers:
+                return
         time.sleep(0.5)
     raise RuntimeError(f"{url} did not become healthy in {limit_s:.0f} s:\n{procs.tail()}")
 
@@ -412,9 +407,8 @@ def summary(runs: list[Run], skipped: list[str]) -> None:
     print(f"\n{head} {'errors':>7}  target")
     for r in runs:
         p50, p99 = r.stats.percentile_ms("cache-hit", 0.5), r.stats.percentile_ms("cache-hit", 0.99)
-        cpu_ms = 1000 * r.stats.client_cpu_s / max(1, r.requests)
         verdict = "met" if r.met else "MISSED"
-        row = f"{r.label:<10} {r.requests / r.wall:>7.0f} {p50:>11.1f} ms {p99:>11.1f} ms {cpu_ms:>12.2f} ms"
+        row = f"{r.label:<10} {r.requests / r.wall:>7.0f} {p50:>11.1f} ms {p99:>11.1f} ms {r.client_cpu_ms:>12.2f} ms"
         print(f"{row} {r.errors:>7}  {verdict}")
     for line in skipped:
         print(line)
@@ -422,7 +416,6 @@ def summary(runs: list[Run], skipped: list[str]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    MIX[:] = [("cache-hit", 0.8 - args.new_share), ("new-job", args.new_share), ("poll", 0.2)]
     unique = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     runs: list[Run] = []
     skipped: list[str] = []
@@ -439,7 +432,7 @@ def main(args: argparse.Namespace) -> int:
                         continue
                     with started(mode, redis_url, unique, Path(tmp), args.settle) as url:
                         runs.append(measure(mode, url, args, unique))
-    except (RuntimeError, aiohttp.ClientError) as exc:
+    except (RuntimeError, httpx.HTTPError) as exc:
         print(f"load test failed: {exc}", file=sys.stderr)
         return 2
     summary(runs, skipped)
@@ -472,8 +465,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = set(args.modes) - {"embedded", "redis"}
     if unknown or not args.modes:
         parser.error(f"--modes takes embedded and/or redis, got {','.join(args.modes) or 'nothing'}")
-    if not 0 <= args.new_share <= 0.8:
-        parser.error("--new-share must lie in 0..0.8")
+    if not 0 <= args.new_share <= 1 - POLL_SHARE:
+        parser.error(f"--new-share must lie in 0..{1 - POLL_SHARE:g}")
     return args
 
 

@@ -95,6 +95,21 @@ def export_bar(prefix: str) -> Component:
     )
 
 
+def number_input(
+    component_id: str,
+    value: Any = None,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    step: float | str = 1,
+    **extra: Any,
+) -> dcc.Input:
+    """A bounded number box that reports only when the user is done typing (debounced), so a half-typed
+    value never starts a computation."""
+    given: dict[str, Any] = {k: v for k, v in (("value", value), ("min", low), ("max", high)) if v is not None}
+    return dcc.Input(id=component_id, type="number", step=step, debounce=True, className="num-input", **given, **extra)
+
+
 def control(label: str, component: Component, name: str, help_text: str = "") -> Component:
     """A labelled control; `data-ctl` lets lecture mode hide it by name (`hide=H,theta`)."""
     return html.Div(

@@ -7,12 +7,11 @@ is `scenario_control_id(name)`: the URL-sync callback finds it through the regis
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from dash import dcc, html
 from dash.development.base_component import Component
 
-from dashboard.components import control
+from dashboard.components import control, number_input
 from dashboard.state import Param, Registry, State, scenario_control_id
 
 PRIMARY: tuple[str, ...] = ("H", "d_k", "n", "theta")
@@ -75,8 +74,7 @@ def field_control(p: Param, state: State) -> Component:
         return dcc.Input(
             id=cid, type="text", value=value, debounce=True, placeholder="e.g. 0, 30, 60, 90", className="text-input"
         )
-    kw: dict[str, Any] = {"min": p.lo, "max": p.hi, "step": 1 if p.kind == "int" else "any"}
-    return dcc.Input(id=cid, type="number", value=value, debounce=True, className="num-input", **kw)
+    return number_input(cid, value, low=p.lo, high=p.hi, step=1 if p.kind == "int" else "any")
 
 
 def labelled(p: Param, widget: Component) -> Component:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, State, dcc, html, no_update
+from dash import Dash, Input, Output, State, html, no_update
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient, ApiError
-from dashboard.components import chart_id, control, explanation, export_bar, graph, job_status
+from dashboard.components import chart_id, control, explanation, export_bar, graph, job_status, number_input
 from dashboard.figures import sweeps as figs
 from dashboard.figures.theme import empty_figure
 from dashboard.jobs import register_exports, register_job
@@ -33,16 +33,7 @@ def layout(state: PageState) -> Component:
                     html.Div(
                         control(
                             "budget D = H × d_k",
-                            dcc.Input(
-                                id="arch-budget",
-                                type="number",
-                                min=1,
-                                max=MAX_BUDGET,
-                                step=1,
-                                value=state.get("budget", 32),
-                                debounce=True,
-                                className="num-input",
-                            ),
+                            number_input("arch-budget", state.get("budget", 32), low=1, high=MAX_BUDGET),
                             "budget",
                             "Total head dimension shared by every split.",
                         ),

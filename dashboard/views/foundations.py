@@ -20,7 +20,7 @@ from dash.development.base_component import Component
 from pydantic import BaseModel
 
 from dashboard.api_client import ApiClient, ApiError
-from dashboard.components import chart_id, control, graph
+from dashboard.components import chart_id, control, graph, number_input
 from dashboard.figures.theme import (
     COMPONENT_COLORS,
     THEORY_COLOR,
@@ -417,20 +417,6 @@ def budget_table(r: Result) -> Component:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _number(component_id: str, low: float, high: float, value: Any, *, step: float = 1) -> dcc.Input:
-    """A bounded number box that reports only when the user is done typing."""
-    return dcc.Input(
-        id=component_id,
-        type="number",
-        min=low,
-        max=high,
-        step=step,
-        debounce=True,
-        value=value,
-        className="num-input",
-    )
-
-
 def _lesson(title: str, controls: list[Component], charts: list[Component], text: str, error_id: str) -> Component:
     return html.Section(
         [
@@ -478,30 +464,13 @@ def layout(state: PageState) -> Component:
                     ),
                     control(
                         "samples",
-                        dcc.Input(
-                            id="fd-sc-n",
-                            type="number",
-                            min=100,
-                            max=50_000,
-                            step=100,
-                            value=state.get("sc_n", 4000),
-                            debounce=True,
-                            className="num-input",
-                        ),
+                        number_input("fd-sc-n", state.get("sc_n", 4000), low=100, high=50_000, step=100),
                         "sc_n",
                         "Random pairs drawn.",
                     ),
                     control(
                         "seed",
-                        dcc.Input(
-                            id="fd-seed",
-                            type="number",
-                            min=0,
-                            step=1,
-                            value=state.get("fseed", 0),
-                            debounce=True,
-                            className="num-input",
-                        ),
+                        number_input("fd-seed", state.get("fseed", 0), low=0),
                         "fseed",
                         "Seed of the draws.",
                     ),
@@ -549,13 +518,13 @@ def layout(state: PageState) -> Component:
                 [
                     control(
                         "d_model",
-                        _number("fd-en-d", 2, 1024, state.get("en_d", 128), step=1),
+                        number_input("fd-en-d", state.get("en_d", 128), low=2, high=1024),
                         "en_d",
                         "Model dimension split into H heads.",
                     ),
                     control(
                         "sequence length",
-                        _number("fd-en-len", 2, 512, state.get("en_len", 64), step=1),
+                        number_input("fd-en-len", state.get("en_len", 64), low=2, high=512),
                         "en_len",
                         "Tokens per sequence.",
                     ),
@@ -590,19 +559,19 @@ def layout(state: PageState) -> Component:
                 [
                     control(
                         "d_model",
-                        _number("fd-bu-d", 1, 65_536, state.get("bu_d", 512), step=1),
+                        number_input("fd-bu-d", state.get("bu_d", 512), low=1, high=65_536),
                         "bu_d",
                         "Model dimension.",
                     ),
                     control(
                         "H",
-                        _number("fd-bu-h", 1, 4096, state.get("bu_H", 8), step=1),
+                        number_input("fd-bu-h", state.get("bu_H", 8), low=1, high=4096),
                         "bu_H",
                         "Heads; must divide d_model.",
                     ),
                     control(
                         "sequence length n",
-                        _number("fd-bu-len", 1, 1_048_576, state.get("bu_len", 1024), step=1),
+                        number_input("fd-bu-len", state.get("bu_len", 1024), low=1, high=1_048_576),
                         "bu_len",
                         "Tokens.",
                     ),

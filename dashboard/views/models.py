@@ -18,7 +18,7 @@ from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient, ApiError
-from dashboard.components import chart_id, control, graph
+from dashboard.components import chart_id, control, graph, number_input
 from dashboard.figures.theme import COMPONENT_COLORS, THEORY_COLOR, empty_figure, finite, fmt, styled
 from dashboard.state import Param
 from dashboard.state import State as PageState
@@ -223,15 +223,7 @@ def layout(state: PageState) -> Component:
                             ),
                             control(
                                 "baseline seed",
-                                dcc.Input(
-                                    id="mdl-seed",
-                                    type="number",
-                                    min=0,
-                                    step=1,
-                                    value=state.get("mseed", 0),
-                                    debounce=True,
-                                    className="num-input",
-                                ),
+                                number_input("mdl-seed", state.get("mseed", 0), low=0),
                                 "mseed",
                                 "Seed of the random subspaces.",
                             ),
@@ -245,31 +237,13 @@ def layout(state: PageState) -> Component:
                         [
                             control(
                                 "num_heads",
-                                dcc.Input(
-                                    id="mdl-num-heads",
-                                    debounce=True,
-                                    type="number",
-                                    min=1,
-                                    max=4096,
-                                    step=1,
-                                    placeholder="from the file",
-                                    className="num-input",
-                                ),
+                                number_input("mdl-num-heads", low=1, high=4096, placeholder="from the file"),
                                 "num_heads",
                                 "Query heads per layer, when the file does not say.",
                             ),
                             control(
                                 "num_kv_heads",
-                                dcc.Input(
-                                    id="mdl-num-kv",
-                                    debounce=True,
-                                    type="number",
-                                    min=1,
-                                    max=4096,
-                                    step=1,
-                                    placeholder="= num_heads",
-                                    className="num-input",
-                                ),
+                                number_input("mdl-num-kv", low=1, high=4096, placeholder="= num_heads"),
                                 "num_kv_heads",
                                 "Key/value heads of a grouped-query model.",
                             ),
