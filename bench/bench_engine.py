@@ -1,4 +1,4 @@
-"""Engine speed and memory, measured side by side in one run (issue 3's benchmark).
+"""Engine speed and memory, measured side by side in one run.
 
 For each shape (R, H, queries, n, d_k) it times, on the same inputs:
   engine  - the engine's NW step (`nw_attention`, compiled, with the MAW statistics it always computes)
@@ -87,7 +87,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["HEADDIV_COMPILE"] = "on"
     from workers.engine.nw import nw_attention, warm_up
-    from workers.engine.simulate import simulate
+    from workers.engine.simulation import simulate
     from workers.schemas import Scenario
 
     t = time.perf_counter()

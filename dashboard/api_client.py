@@ -2,17 +2,23 @@
 
 The dashboard talks to the API over HTTP even when both live in one process, so it behaves the same
 embedded and scaled. Callbacks never see an exception type from httpx or a raw response body: they get
-a `Job` or an `ApiError` whose message can be put on screen as it is.
+a `JobState` (the API's own job model, read back from JSON) or an `ApiError` whose message can be put on
+screen as it is.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import flask
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
+
+from workers.jobs.state import JobState
+from workers.schemas.fields import error_line
 
 API_PREFIX = "/api/v1"
+UPLOAD_HEADER = "X-Headdiv-Upload"
 UNAVAILABLE = "the API is unavailable"
 
 
@@ -25,46 +31,14 @@ class ApiError(Exception):
         self.status = status
 
 
-class Job(BaseModel):
-    """The API's job object (issue 4): the result once finished, a reason once failed."""
-
-    job_id: str
-    status: str
-    progress: float = 0.0
-    cached: bool = False
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.status in ("finished", "failed", "canceled")
-
-    @property
-    def error_message(self) -> str:
-        if self.status == "canceled":
-            return "the job was canceled"
-        if self.error:
-            return str(self.error.get("message") or self.error)
-        return f"the job {self.status} without a result"
-
-
 def describe_422(body: Any) -> str:
-    """FastAPI's `{detail: [{loc, msg}]}` as 'field: reason; field: reason'."""
+    """The API's 422 body as 'field: reason; field: reason'."""
     detail = body.get("detail") if isinstance(body, dict) else body
     if isinstance(detail, str):
         return detail
     if not isinstance(detail, list) or not detail:
         return "the request was refused as invalid"
-    parts = []
-    for item in detail[:5]:
-        if not isinstance(item, dict):
-            parts.append(str(item))
-            continue
-        loc = [str(p) for p in item.get("loc", []) if p not in ("body", "query", "path")]
-        msg = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-        field = ".".join(loc)
-        parts.append(f"{field}: {msg}" if field and not msg.startswith(f"{loc[-1]}:") else msg)
-    return "; ".join(parts)
+    return "; ".join(error_line(item) if isinstance(item, dict) else str(item) for item in detail[:5])
 
 
 def _message(resp: httpx.Response) -> str:
@@ -80,6 +54,10 @@ def _message(resp: httpx.Response) -> str:
         )
     if resp.status_code == 413:
         return "the request is too large"
+    if resp.status_code == 429:
+        detail = body.get("detail") if isinstance(body, dict) else None
+        wait = resp.headers.get("retry-after", "a few")
+        return f"the server is busy: {detail}" if isinstance(detail, str) else f"the server is busy; retry in {wait} s"
     if resp.status_code == 404:
         detail = body.get("detail") if isinstance(body, dict) else None
         if isinstance(detail, str) and "job" not in detail.lower():
@@ -92,6 +70,14 @@ def _message(resp: httpx.Response) -> str:
         if detail:
             return f"the API answered {resp.status_code}: {detail}"
     return f"the API answered {resp.status_code}"
+
+
+def _on_behalf_of() -> dict[str, str]:
+    """The browser's address, so the API counts a dashboard user's work as theirs (`server.admission`): the
+    API's uvicorn takes X-Forwarded-For from a trusted peer (FORWARDED_ALLOW_IPS; loopback by default)."""
+    if flask.has_request_context() and flask.request.remote_addr:
+        return {"x-forwarded-for": flask.request.remote_addr}
+    return {}
 
 
 class ApiClient:
@@ -110,10 +96,13 @@ class ApiClient:
             limits=httpx.Limits(keepalive_expiry=2.0),
         )
 
-    def _send(self, method: str, path: str, *, wait: float = 0.0, **kw: Any) -> httpx.Response:
+    def _send(
+        self, method: str, path: str, *, wait: float = 0.0, headers: dict[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
         try:
             timeout = httpx.Timeout(self._timeout + wait, connect=3.0)
-            resp = self._client.request(method, path, timeout=timeout, **kw)
+            sent = {**_on_behalf_of(), **(headers or {})}
+            resp = self._client.request(method, path, timeout=timeout, headers=sent, **kw)
         except httpx.TimeoutException:
             raise ApiError(f"{UNAVAILABLE}: no answer in time", None) from None
         except httpx.HTTPError as exc:
@@ -122,24 +111,24 @@ class ApiClient:
             raise ApiError(_message(resp), resp.status_code)
         return resp
 
-    def _job(self, resp: httpx.Response) -> Job:
+    def _job(self, resp: httpx.Response) -> JobState:
         try:
-            return Job.model_validate(resp.json())
+            return JobState.model_validate(resp.json())
         except (ValueError, ValidationError):
             raise ApiError(f"the API answered {resp.status_code} with an unreadable job") from None
 
-    def submit(self, path: str, body: dict[str, Any], *, wait: float = 0.0) -> Job:
+    def submit(self, path: str, body: dict[str, Any], *, wait: float = 0.0) -> JobState:
         """POST a job (`/simulations`, `/surfaces`, ...), blocking up to `wait` seconds for its result."""
         params = {"wait": wait} if wait else None
         return self._job(self._send("POST", path, wait=wait, json=body, params=params))
 
-    def job(self, job_id: str) -> Job:
+    def job(self, job_id: str) -> JobState:
         return self._job(self._send("GET", f"/jobs/{job_id}"))
 
-    def cancel(self, job_id: str) -> Job | None:
+    def cancel(self, job_id: str) -> JobState | None:
         resp = self._send("DELETE", f"/jobs/{job_id}")
         try:
-            return Job.model_validate(resp.json())
+            return JobState.model_validate(resp.json())
         except (ValueError, ValidationError):
             return None
 
@@ -147,11 +136,18 @@ class ApiClient:
         """GET a cheap endpoint (e.g. `/theory/architecture`) and return its JSON object."""
         return self._object(self._send("GET", path, params=params))
 
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST a JSON body to a cheap endpoint (e.g. `/polls`) and return its JSON object."""
+        return self._object(self._send("POST", path, json=body))
+
     def upload(
         self, path: str, *, files: dict[str, Any], data: dict[str, str] | None = None, extra_timeout: float = 0.0
     ) -> dict[str, Any]:
-        """POST a multipart form (e.g. a .safetensors file to `/models/hdi`) and return its JSON object."""
-        resp = self._send("POST", path, wait=extra_timeout, files=files, data=data)
+        """POST a multipart form (e.g. a .safetensors file to `/models/hdi`) and return its JSON object.
+
+        The upload header tells the API this is no cross-site form post (docs/api.md, "Uploads")."""
+        headers = {UPLOAD_HEADER: "1"}
+        resp = self._send("POST", path, wait=extra_timeout, files=files, data=data, headers=headers)
         return self._object(resp)
 
     def _object(self, resp: httpx.Response) -> dict[str, Any]:

@@ -5,36 +5,57 @@
 alone against a remote API. The URL is the source of truth: one callback keeps the query string and
 every control in step (both directions, so links, presets and the back button all go through the
 registry of `dashboard/state.py`), and views compute from the validated state it stores.
+
+A key press must cost few round trips (at most three: the sync, the simulation, its drawing), so
+what needs no Python runs in the browser (clientside callbacks: the share link, the header's numbers,
+the gates below), the page frame (visible view, lecture classes, value badges) is answered by the sync
+callback itself, and each tab listens to a gated copy of the state (`ids.view_state`) that the
+browser updates only while that tab is shown: hidden tabs cost nothing.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from dash import ALL, Dash, Input, Output, ctx, dcc, html, no_update
+from dash import State as DashState
 from dash.development.base_component import Component
 
+from dashboard import play, tour_panel
 from dashboard.api_client import ApiClient
-from dashboard.components import graph_config, job_status
+from dashboard.components import job_status
 from dashboard.controls import PRIMARY, VIEW_OWNED, scenario_sidebar
-from dashboard.figures.ensemble import headline
-from dashboard.jobs import register_job
+from dashboard.figures.theme import SE_DIGITS, SIGNIFICANT
+from dashboard.ids import SIM_STATE, view_sim, view_state
+from dashboard.jobs import register_job, register_view_job
 from dashboard.presets import PRESETS
+from dashboard.simulation import simulation_request
 from dashboard.state import HIDEABLE, Registry, State, global_params, scenario_params
+from dashboard.tours import expand, pin, tour_params
 from dashboard.views import VIEWS
 from dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
-from dashboard.views.ensemble import simulation_request
+from dashboard.vote_page import register_vote_page
 
 ASSETS = Path(__file__).parent / "assets"
 KEEP_ON_PRESET = ("tab", "hide", "lecture", "large", "img")
 """Page-level parameters a preset leaves as they are (a lecturer's hidden controls stay hidden)."""
 
 
+SIDEBAR_PARTS = frozenset({*PRIMARY, "advanced", "presets"})
+"""What the sidebar shows; when a lecturer hides all of it, the page drops its column."""
+
+
 def build_registry(views: list[View]) -> Registry:
     """Every URL parameter of the page: global flags, the scenario's keys, then each view's own."""
     return Registry(
-        [*global_params(v.id for v in views), *scenario_params(), *(p for v in views for p in v.url_params)]
+        [
+            *global_params(v.id for v in views),
+            *tour_params(),
+            *scenario_params(),
+            *(p for v in views for p in v.url_params),
+        ]
     )
 
 
@@ -66,9 +87,13 @@ INDEX = (
 )
 
 
-def _stat(label: str, sid: str, hint: str) -> Component:
+def _stat(label: str, short: str, sid: str, hint: str) -> Component:
+    """A header number; narrow screens show its `short` label (the long one stays in the tooltip)."""
     return html.Div(
-        [html.Div(label, className="stat-label"), html.Div("—", id=sid, className="stat-value")],
+        [
+            html.Div([html.Span(label, className="long"), html.Span(short, className="short")], className="stat-label"),
+            html.Div("—", id=sid, className="stat-value"),
+        ],
         className="stat",
         title=hint,
     )
@@ -88,10 +113,19 @@ def _header() -> Component:
                 [
                     html.Div(
                         [
-                            _stat("MSE ± s.e.", "hl-mse", "Monte Carlo MSE of the ensemble, with its standard error"),
-                            _stat("HDI", "hl-hdi", "Head Diversity Index: 0 identical heads, 1 orthogonal heads"),
-                            _stat("effective heads", "hl-heff", "H_eff = mean head variance / ensemble variance"),
-                            _stat("mean correlation", "hl-corr", "Mean off-diagonal error correlation"),
+                            _stat(
+                                "MSE ± s.e.",
+                                "MSE",
+                                "hl-mse",
+                                "Monte Carlo MSE of the ensemble, with its standard error",
+                            ),
+                            _stat(
+                                "HDI", "HDI", "hl-hdi", "Head Diversity Index: 0 identical heads, 1 orthogonal heads"
+                            ),
+                            _stat(
+                                "effective heads", "H_eff", "hl-heff", "H_eff = mean head variance / ensemble variance"
+                            ),
+                            _stat("mean correlation", "ρ̄", "hl-corr", "Mean off-diagonal error correlation"),
                         ],
                         id="headline-body",
                         className="view-body",
@@ -146,8 +180,8 @@ def _sidebar(registry: Registry, state: State) -> Component:
         className="presets part-presets",
     )
     return html.Aside(
-        [html.H2("Scenario"), scenario_sidebar(registry, state), presets],
-        className="sidebar",
+        [html.H2("Scenario"), scenario_sidebar(registry, state), presets, tour_panel.tour_links()],
+        className="sidebar part-sidebar",
     )
 
 
@@ -158,6 +192,10 @@ def _layout(registry: Registry, views: list[View]) -> Component:
         [
             dcc.Location(id="url", refresh="callback-nav"),
             dcc.Store(id=STATE_STORE),
+            dcc.Store(id=SIM_STATE),
+            *[dcc.Store(id=view_state(v.id)) for v in views],
+            *[dcc.Store(id=view_sim(v.id)) for v in views if v.shows_simulation],
+            dcc.Store(id="url-fixed"),
             _header(),
             html.Ul(id="notices", className="notices", role="alert"),
             html.Div(
@@ -165,6 +203,7 @@ def _layout(registry: Registry, views: list[View]) -> Component:
                     _sidebar(registry, state),
                     html.Main(
                         [
+                            tour_panel.layout(),
                             dcc.Tabs(
                                 id="tabs",
                                 value=first,
@@ -198,11 +237,47 @@ def _layout(registry: Registry, views: list[View]) -> Component:
     )
 
 
-def _register_sync(app: Dash, registry: Registry) -> None:
-    """The URL <-> controls callback: one place where the page's state is read and written."""
+def control_labels(root: Component) -> dict[str, str]:
+    """{parameter name: label text} of every `components.control` in a layout (class `control ctl-<name>`,
+    first child a label holding plain text): the words a reader sees beside each control."""
+    out: dict[str, str] = {}
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, tuple)):
+            stack.extend(node)
+            continue
+        if not isinstance(node, Component):
+            continue
+        classes = str(getattr(node, "className", "") or "").split()
+        children = getattr(node, "children", None)
+        if "control" in classes and isinstance(children, list) and children:
+            label = getattr(children[0], "children", None)
+            names = [c[4:] for c in classes if c.startswith("ctl-")]
+            if isinstance(label, str) and names:
+                out.setdefault(names[0], label)
+        if children is not None:
+            stack.append(children)
+    return out
+
+
+def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
+    """The URL <-> controls callback: one place where the page's state is read and written. It also
+    answers the page frame (visible view, lecture classes, value badges, the scenario controls the view
+    ignores) in the same round trip."""
     controlled = registry.controlled
     outputs = [Output("url", "search"), Output(STATE_STORE, "data"), Output("notices", "children")]
     outputs += [Output(p.component, p.prop) for p in controlled]  # type: ignore[arg-type]
+    badges = [p for p in registry if p.name in PRIMARY + VIEW_OWNED]
+    frame_outputs = [Output("root", "className"), Output("view-description", "children")]
+    frame_outputs += [Output(f"view-{v.id}", "style") for v in views]
+    frame_outputs += [Output(f"lbl-{p.name}", "children") for p in badges]
+    ignorable = sorted({key for v in views for key in v.ignores}, key=list(registry.params).index)
+    ignores = {v.id: v.ignores for v in views}
+    frame_outputs += [Output(registry[k].component or "", "disabled") for k in ignorable]
+    frame_outputs += [Output(f"why-{k}", "children") for k in ignorable]
+    outputs += frame_outputs
+    outputs += [Output("url-fixed", "data")]
     inputs = [Input("url", "search"), Input({"type": "preset", "name": ALL}, "n_clicks")]
     inputs += [Input(p.component, p.prop) for p in controlled]  # type: ignore[arg-type]
     by_component = {p.component: p for p in controlled}
@@ -211,30 +286,77 @@ def _register_sync(app: Dash, registry: Registry) -> None:
     def notices(items: list[str]) -> list[Component]:
         return [html.Li(text) for text in items]
 
-    def everything(search: Any, st: State) -> tuple[Any, ...]:
-        return (search, st.to_data(), notices(st.notices), *[p.component_value(st[p.name]) for p in controlled])
+    def frame(st: State) -> list[Any]:
+        tab = st.get("tab", views[0].id)
+        hidden = st.hidden()
+        if hidden >= SIDEBAR_PARTS:  # nothing left in the sidebar: its column goes to the charts
+            hidden.add("sidebar")
+        classes = ["root"] + [f"hide-{k}" for k in sorted(hidden)] + (["large"] if st.get("large") else [])
+        desc = next((v.description for v in views if v.id == tab), "")
+        styles = [{} if v.id == tab else {"display": "none"} for v in views]
+        reasons = ignores.get(str(tab), {})
+        return [
+            " ".join(classes),
+            desc,
+            *styles,
+            *[p.dump(st.get(p.name, p.default)) for p in badges],
+            *[k in reasons for k in ignorable],
+            *[reasons.get(k, "") for k in ignorable],
+        ]
 
-    @app.callback(*outputs, *inputs)
-    def _sync(search: str | None, _presets: list[Any], *raw: Any) -> tuple[Any, ...]:
+    def frame_change(st: State, before: State | None) -> tuple[Any, ...]:
+        """The frame of `st`, with no_update where it equals the frame of `before` (nothing re-rendered)."""
+        now = frame(st)
+        if before is None:
+            return tuple(now)
+        return tuple(no_update if a == b else a for a, b in zip(now, frame(before), strict=True))
+
+    untouched = (no_update,) * len(frame_outputs)
+
+    def everything(search: Any, st: State, shown: tuple[Any, ...], before: State | None = None) -> tuple[Any, ...]:
+        """Every output for state `st`; a control already showing its value is left alone (`shown`), so
+        the callbacks listening to it do not run for nothing."""
+        values = [p.component_value(st[p.name]) for p in controlled]
+        values = [no_update if v == r else v for v, r in zip(values, shown, strict=True)]
+        return (search, st.to_data(), notices(st.notices), *values, *frame_change(st, before))
+
+    @app.callback(*outputs, *inputs, DashState("url-fixed", "data"))
+    def _sync(search: str | None, presets_: list[Any], *rest: Any) -> tuple[Any, ...]:
+        """A link with bad values is rewritten to the values used, its notices kept on screen: the
+        rewritten query is remembered (`url-fixed`) so the navigation it causes does not clear them."""
+        *raw, fixed = rest
         trigger = ctx.triggered_id
+        if trigger is None or trigger == "url":
+            st = registry.parse(expand(search))
+            if st.notices:
+                clean = pin(registry, registry.serialize(st.values), st.values)
+                if clean != (search or ""):
+                    return (clean, *everything(no_update, st, tuple(raw))[1:], clean)
+            elif fixed is not None and fixed == (search or ""):
+                kept = list(everything(no_update, st, tuple(raw)))
+                kept[2] = no_update  # the notices of the link just rewritten stay
+                return (*kept, None)
+        return (*_apply(trigger, search, presets_, *raw), None if trigger is None or trigger == "url" else no_update)
+
+    def _apply(trigger: Any, search: str | None, _presets: list[Any], *raw: Any) -> tuple[Any, ...]:
         unchanged = [no_update] * len(controlled)
         if trigger is None or trigger == "url":
-            return everything(no_update, registry.parse(search))
-        current = registry.parse(search)
+            return everything(no_update, registry.parse(expand(search)), raw)
+        current = registry.parse(expand(search))
         if isinstance(trigger, dict) and trigger.get("type") == "preset":
             preset = presets.get(str(trigger.get("name")))
             if preset is None or not ctx.triggered[0].get("value"):
-                return (no_update, no_update, no_update, *unchanged)
+                return (no_update, no_update, no_update, *unchanged, *untouched)
             target = registry.parse(preset.query)
             if "tab=" not in preset.query:
                 target.values["tab"] = current["tab"]
             for key in KEEP_ON_PRESET:
                 if key != "tab":
                     target.values[key] = current[key]
-            return everything(registry.serialize(target.values), target)
+            return everything(registry.serialize(target.values), target, raw, current)
         changed = by_component.get(trigger)
         if changed is None:
-            return (no_update, no_update, no_update, *unchanged)
+            return (no_update, no_update, no_update, *unchanged, *untouched)
         st = registry.from_controls({p.name: r for p, r in zip(controlled, raw, strict=True)}, current.values)
         reset_values = list(unchanged)
         for name in changed.resets:
@@ -242,55 +364,112 @@ def _register_sync(app: Dash, registry: Registry) -> None:
             st.values[name] = param.default
             reset_values[controlled.index(param)] = param.component_value(param.default)
         if st.notices:
-            return (no_update, no_update, notices(st.notices), *reset_values)
-        new = registry.serialize(st.values)
-        return (new if new != (search or "") else no_update, st.to_data(), [], *reset_values)
+            return (no_update, no_update, notices(st.notices), *reset_values, *untouched)
+        new = pin(registry, registry.serialize(st.values), st.values)
+        return (
+            new if new != (search or "") else no_update,
+            st.to_data(),
+            [],
+            *reset_values,
+            *frame_change(st, current),
+        )
 
 
-def _register_frame(app: Dash, registry: Registry, views: list[View]) -> None:
-    """Page-level callbacks: visible view, lecture classes, header numbers, share link, export format."""
+_NO_UPDATE = "window.dash_clientside.no_update"
 
-    @app.callback(
-        Output("root", "className"),
-        Output("view-description", "children"),
-        *[Output(f"view-{v.id}", "style") for v in views],
-        Input(STATE_STORE, "data"),
-    )
-    def _frame(data: Any) -> tuple[Any, ...]:
-        st = State.from_data(data or registry.defaults())
-        tab = st.get("tab", views[0].id)
-        classes = ["root"] + [f"hide-{k}" for k in sorted(st.hidden())] + (["large"] if st.get("large") else [])
-        desc = next((v.description for v in views if v.id == tab), "")
-        return (" ".join(classes), desc, *[{} if v.id == tab else {"display": "none"} for v in views])
+# `figures.theme.fmt` and `fmt_se` in the browser (the one rule for numbers), for the header's numbers.
+_FMT_JS = (
+    f"var SIGNIFICANT = {SIGNIFICANT}, SE_DIGITS = {SE_DIGITS};"
+    + """
+function pyExp(s, alt) {
+    var m = s.split("e"), mant = m[0], e = parseInt(m[1], 10);
+    if (!alt && mant.indexOf(".") >= 0) { mant = mant.replace(/0+$/, "").replace(/\\.$/, ""); }
+    return mant + "e" + (e < 0 ? "-" : "+") + (Math.abs(e) < 10 ? "0" : "") + Math.abs(e);
+}
+function pyG(x, p, alt) {
+    var r = Number(x.toPrecision(p)), e = Math.floor(Math.log10(Math.abs(r)));
+    if (e < -4 || e >= p) { return pyExp(r.toExponential(p - 1), alt); }
+    var s = r.toFixed(Math.max(p - 1 - e, 0));
+    return (!alt && s.indexOf(".") >= 0) ? s.replace(/0+$/, "").replace(/\\.$/, "") : s;
+}
+function ok(x) { return typeof x === "number" && isFinite(x); }
+function decimals(se) { return SE_DIGITS - 1 - Math.floor(Math.log10(se)); }
+function fmt(x, se) {
+    if (!ok(x)) { return "\u2014"; }
+    if (ok(se) && se > 0 && x !== 0) {
+        var d = decimals(se);
+        if (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5 && d >= 0 && d <= 8) { return x.toFixed(d); }
+        var e = Math.floor(Math.log10(Math.abs(x)));
+        return pyExp(x.toExponential(Math.max(e + d, 0)), true);
+    }
+    if (x === 0) { return "0"; }
+    var short = pyG(x, SIGNIFICANT, false);
+    if (Math.abs(parseFloat(short) - x) <= 1e-9 * Math.abs(x)) { return short; }
+    var out = pyG(x, SIGNIFICANT, true);
+    return out.endsWith(".") ? out.slice(0, -1) : out;
+}
+function fmtSe(x, se) {
+    if (!ok(se) || se <= 0 || !ok(x)) { return fmt(x); }
+    var d = decimals(se);
+    var err = (d >= 0 && d <= 8) ? se.toFixed(d) : pyExp(se.toExponential(SE_DIGITS - 1), true);
+    return fmt(x, se) + " \u00b1 " + err;
+}
+"""
+)
 
-    @app.callback(
+
+def _register_frame(app: Dash, views: list[View]) -> None:
+    """Page-level callbacks, in the browser: header numbers, share link, the gates of the state."""
+    app.clientside_callback(
+        "function (data) {"
+        + _FMT_JS
+        + "var r = data && data.result; if (!r) { return Array(4).fill("
+        + _NO_UPDATE
+        + "); }"
+        " return [fmtSe(r.mse, r.mse_se), fmt(r.hdi), fmt(r.effective_heads), fmt(r.mean_correlation)]; }",
         Output("hl-mse", "children"),
         Output("hl-hdi", "children"),
         Output("hl-heff", "children"),
         Output("hl-corr", "children"),
         Input(SIM_RESULT_STORE, "data"),
     )
-    def _headline(data: Any) -> tuple[Any, ...]:
-        result = (data or {}).get("result")
-        if not result:
-            return (no_update,) * 4
-        h = headline(result)
-        return h["mse"], h["hdi"], h["effective_heads"], h["mean_correlation"]
+    app.clientside_callback(
+        'function (href) { return href || ""; }', Output("share-url", "value"), Input("url", "href")
+    )
 
-    badges = [p for p in registry if p.name in PRIMARY + VIEW_OWNED]
+    # the simulation's state: only when a scenario key changed
+    keys = json.dumps([p.name for p in scenario_params()])
+    app.clientside_callback(
+        f"function (data, last) {{ var keys = {keys}; if (!data) {{ return {_NO_UPDATE}; }}"
+        " var pick = function (d) { return JSON.stringify(keys.map(function (k) { return d ? d[k] : null; })); };"
+        f" return (last && pick(data) === pick(last)) ? {_NO_UPDATE} : data; }}",
+        Output(SIM_STATE, "data"),
+        Input(STATE_STORE, "data"),
+        DashState(SIM_STATE, "data"),
+    )
+    for v in views:
+        tab = json.dumps(v.id)
+        # each tab's state: only while it is shown, and only when it changed
+        app.clientside_callback(
+            f"function (data, last) {{ if (!data || data.tab !== {tab}) {{ return {_NO_UPDATE}; }}"
+            f" return JSON.stringify(data) === JSON.stringify(last) ? {_NO_UPDATE} : data; }}",
+            Output(view_state(v.id), "data"),
+            Input(STATE_STORE, "data"),
+            DashState(view_state(v.id), "data"),
+        )
+        if v.shows_simulation:
+            # the simulation's result, to the tabs that draw it, while they are shown
+            app.clientside_callback(
+                f"function (result, state, last) {{ if (!result || !state || state.tab !== {tab}) {{"
+                f" return {_NO_UPDATE}; }} return (last && last.key === result.key) ? {_NO_UPDATE} : result; }}",
+                Output(view_sim(v.id), "data"),
+                Input(SIM_RESULT_STORE, "data"),
+                Input(view_state(v.id), "data"),
+                DashState(view_sim(v.id), "data"),
+            )
 
-    @app.callback(*[Output(f"lbl-{p.name}", "children") for p in badges], Input(STATE_STORE, "data"))
-    def _badges(data: Any) -> tuple[Any, ...]:
-        st = State.from_data(data or registry.defaults())
-        return tuple(p.dump(st.get(p.name, p.default)) for p in badges)
-
-    @app.callback(Output("share-url", "value"), Input("url", "href"))
-    def _share(href: str | None) -> str:
-        return href or ""
-
-    @app.callback(Output({"type": "chart", "name": ALL}, "config"), Input("img-format", "value"))
-    def _formats(fmt: str | None) -> list[dict[str, Any]]:
-        return [graph_config(o["id"]["name"], fmt or "png") for o in ctx.outputs_list]
+    # The PNG/SVG switch acts in the browser (assets/export_format.js): a chart's config changed after
+    # its first draw does not reach Plotly's download button, so the format is set where Plotly reads it.
 
 
 def create_dash_app(api_url: str, *, client: ApiClient | None = None) -> Dash:
@@ -307,17 +486,24 @@ def create_dash_app(api_url: str, *, client: ApiClient | None = None) -> Dash:
     )
     app.index_string = INDEX
     app.layout = _layout(registry, views)
-    _register_sync(app, registry)
-    _register_frame(app, registry, views)
+    registry.label(control_labels(app.layout))
+    _register_sync(app, registry, views)
+    _register_frame(app, views)
+    tour_panel.register(app, client, registry)
+    play.register(app)
+    register_vote_page(app.server, client)
     register_job(
         app,
         client,
         "sim",
         simulation_request,
-        bodies=["headline-body", *[f"{v.id}-body" for v in views if v.id in ("ensemble", "weighting")]],
+        bodies=["headline-body", *[f"{v.id}-body" for v in views if v.shows_simulation]],
+        state_store=SIM_STATE,
         wait=2.0,
+        reproduce=True,
     )
     for view in views:
+        for job in view.jobs:
+            register_view_job(app, client, view.id, job)
         view.register_callbacks(app, client)
-    app.server.config["HEADDIV_REGISTRY"] = registry
     return app

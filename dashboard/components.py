@@ -43,6 +43,11 @@ def explanation(name: str) -> Component:
     return html.Aside(dcc.Markdown(text, mathjax=True), className="explain part-explain")
 
 
+def view_page(content: list[Component], explain: str) -> Component:
+    """The frame of a view: its controls and charts, and its explanation beside them (`hide=explain` hides it)."""
+    return html.Div([html.Div(content, className="charts"), explanation(explain)], className="view-grid")
+
+
 def job_status(prefix: str) -> Component:
     """The progress bar, status line and cancel button (shown while a cancellable job runs) of a view's job."""
     return html.Div(
@@ -70,13 +75,24 @@ def job_status(prefix: str) -> Component:
     )
 
 
+def _downloads(prefix: str) -> list[Component]:
+    return [
+        html.Button("Download JSON", id=f"{prefix}-dl-json", className="btn btn-small", n_clicks=0),
+        html.Button("Download CSV", id=f"{prefix}-dl-csv", className="btn btn-small", n_clicks=0),
+        dcc.Download(id=f"{prefix}-download"),
+    ]
+
+
+def download_bar(prefix: str) -> Component:
+    """Download the result held in the store `f"{prefix}-result"` as JSON or CSV (`jobs.register_exports`)."""
+    return html.Div(_downloads(prefix), className="export-bar part-export")
+
+
 def export_bar(prefix: str) -> Component:
     """Download the view's result as JSON or CSV, and the commands that reproduce it."""
     return html.Div(
         [
-            html.Button("Download JSON", id=f"{prefix}-dl-json", className="btn btn-small", n_clicks=0),
-            html.Button("Download CSV", id=f"{prefix}-dl-csv", className="btn btn-small", n_clicks=0),
-            dcc.Download(id=f"{prefix}-download"),
+            *_downloads(prefix),
             html.Details(
                 [
                     html.Summary("Reproduce"),
@@ -124,3 +140,10 @@ def control(label: str, component: Component, name: str, help_text: str = "") ->
         className=f"control ctl-{name}",
         title=help_text or None,
     )
+
+
+def log_scale(slider: Component, base: int) -> Component:
+    """A slider that holds the exponent of its value (base**position): the wrapper's `data-scale` lets
+    assets/a11y.js tell assistive technology the value itself (`aria-valuetext`), not the exponent."""
+    attrs: dict[str, Any] = {"data-scale": str(base)}
+    return html.Div(slider, className="log-slider", **attrs)

@@ -11,44 +11,26 @@ import math
 from dash import dcc, html
 from dash.development.base_component import Component
 
-from dashboard.components import control, number_input
+from dashboard.components import control, log_scale, number_input
+from dashboard.play import with_play
 from dashboard.state import Param, Registry, State, scenario_control_id
+from workers.schemas import Scenario
+from workers.schemas.fields import Slider, hint
+from workers.schemas.scenario import CHOICES
+from workers.schemas.weightings import WEIGHTINGS
 
 PRIMARY: tuple[str, ...] = ("H", "d_k", "n", "theta")
-VIEW_OWNED: tuple[str, ...] = ("rho", "beta")
-"""Scenario keys whose controls live in a view (the Weighting view), not the sidebar."""
-
-LABELS: dict[str, str] = {
-    "H": "heads H",
-    "d_k": "head dimension d_k",
-    "n": "sample size n",
-    "theta": "angle θ between heads (°)",
-    "geometry": "geometry",
-    "tilts": "tilts per head (°)",
-    "shared_dims": "shared dimensions",
-    "p": "ambient dimension p (random)",
-    "target": "target f",
-    "signal": "signal",
-    "noise": "noise σ",
-    "kernel": "kernel",
-    "bandwidth_rule": "bandwidth rule",
-    "bandwidth": "bandwidth h (fixed)",
-    "temperature": "temperature (softmax)",
-    "weights": "weights",
-    "rho": "ρ (geometric)",
-    "beta": "β (MAW)",
-    "replicates": "replicates R",
-    "queries": "query points",
-    "seed": "seed",
-}
+VIEW_OWNED: tuple[str, ...] = tuple(WEIGHTINGS.param_fields())
+"""Scenario keys whose controls live in a view (the weighting schemes' parameters, in the Weighting view)."""
 
 
 def _pow2_marks(lo: int, hi: int, every: int = 1) -> dict[int, str]:
     return {k: str(2**k) for k in range(lo, hi + 1) if ((k - lo) % every == 0 and hi - k >= every) or k == hi}
 
 
-def primary_slider(p: Param, state: State) -> dcc.Slider:
-    """A keyboard-operable slider; d_k and n move in powers of two (their state stays exact)."""
+def primary_slider(p: Param, state: State) -> Component:
+    """A keyboard-operable slider; d_k and n move in powers of two (their state stays exact), and their
+    wrapper's `data-scale` lets assets/a11y.js give screen readers the value, not the exponent."""
     cid = scenario_control_id(p.name)
     value = p.component_value(state[p.name])
     if p.name == "H":
@@ -59,9 +41,10 @@ def primary_slider(p: Param, state: State) -> dcc.Slider:
         return dcc.Slider(0, 90, 1, value=value, id=cid, marks={t: f"{t}°" for t in (0, 30, 45, 60, 90)})
     lo = int(math.log2(p.lo or 1))
     hi = int(math.log2(p.hi or 2))
-    return dcc.Slider(
+    slider = dcc.Slider(
         lo, hi, 1, value=value, id=cid, marks=_pow2_marks(lo, hi, 2 if hi - lo <= 8 else 4), allow_direct_input=False
     )
+    return log_scale(slider, 2)
 
 
 def field_control(p: Param, state: State) -> Component:
@@ -69,7 +52,9 @@ def field_control(p: Param, state: State) -> Component:
     cid = scenario_control_id(p.name)
     value = p.component_value(state[p.name])
     if p.kind == "choice":
-        return dcc.Dropdown(options=list(p.choices), value=value, id=cid, clearable=False, searchable=False)
+        registry = CHOICES.get(p.name)
+        options = [{"label": e.label, "value": e.name} for e in registry] if registry else list(p.choices)
+        return dcc.Dropdown(options=options, value=value, id=cid, clearable=False, searchable=False)
     if p.kind == "floats":
         return dcc.Input(
             id=cid, type="text", value=value, debounce=True, placeholder="e.g. 0, 30, 60, 90", className="text-input"
@@ -78,13 +63,21 @@ def field_control(p: Param, state: State) -> Component:
 
 
 def labelled(p: Param, widget: Component) -> Component:
-    label = html.Span([LABELS.get(p.name, p.name), html.Span(id=f"lbl-{p.name}", className="value-badge")])
-    return control(label, widget, p.name, p.help)  # type: ignore[arg-type]
+    """A scenario control with its value badge and a line (`why-<name>`) saying why it is disabled, when a
+    view does not use it (filled by the app from the views' `ignores`)."""
+    label = html.Span([p.label or p.name, html.Span(id=f"lbl-{p.name}", className="value-badge")])
+    box = control(label, widget, p.name, p.help)  # type: ignore[arg-type]
+    box.children = [*box.children, html.Div(id=f"why-{p.name}", className="why-disabled")]  # type: ignore[attr-defined,misc]
+    return box
 
 
 def scenario_sidebar(registry: Registry, state: State) -> Component:
     params = [p for p in registry if p.scenario]
-    primary = [labelled(p, primary_slider(p, state)) for p in params if p.name in PRIMARY]
+    primary = [
+        labelled(p, with_play(primary_slider(p, state), p.component or p.name, p.label))
+        for p in params
+        if p.name in PRIMARY
+    ]
     advanced = [labelled(p, field_control(p, state)) for p in params if p.name not in PRIMARY + VIEW_OWNED]
     return html.Div(
         [
@@ -99,16 +92,18 @@ def scenario_sidebar(registry: Registry, state: State) -> Component:
     )
 
 
-def view_owned_control(registry: Registry, state: State, name: str, *, slider: tuple[float, float, float]) -> Component:
-    """A scenario key shown as a slider inside a view (rho and beta in the Weighting view)."""
+def view_owned_control(registry: Registry, state: State, name: str) -> Component:
+    """A scenario key shown as a slider inside a view, with the range its field's `Slider` hint gives."""
     p = registry[name]
-    lo, hi, step = slider
+    slider = hint(Scenario.model_fields[name], Slider)
+    if slider is None:
+        raise ValueError(f"scenario field {name!r} has no Slider hint to be shown in a view")
     widget = dcc.Slider(
-        lo,
-        hi,
-        step,
+        slider.lo,
+        slider.hi,
+        slider.step,
         value=p.component_value(state[name]),
         id=scenario_control_id(name),
-        marks={lo: str(lo), hi: str(hi)},
+        marks={slider.lo: f"{slider.lo:g}", slider.hi: f"{slider.hi:g}"},
     )
-    return labelled(p, widget)
+    return labelled(p, with_play(widget, scenario_control_id(name), p.label or name))

@@ -11,12 +11,10 @@ import json
 import shlex
 from typing import Any
 
-CLI_COMMANDS: dict[str, str] = {
-    "/simulations": "simulate",
-    "/surfaces": "surface",
-    "/architectures": "architecture",
-    "/sweeps/diversity": "sweep",
-}
+from workers.jobs.kinds import JOB_KINDS
+
+CLI_COMMANDS: dict[str, str] = {kind.path: kind.command for kind in JOB_KINDS.values()}
+"""The `headdiv` subcommand that computes what each API route does, on the user's own machine."""
 
 
 def _flatten(prefix: str, value: Any, rows: list[tuple[str, Any]]) -> None:
@@ -66,6 +64,34 @@ def result_to_csv(result: dict[str, Any]) -> str:
     w.writerow(["key", "value"])
     w.writerows(rows)
     return buf.getvalue()
+
+
+def head_clusters_csv(result: dict[str, Any]) -> str:
+    """A model's heads clustered and ranked (`clusters` of each layer of a model HDI result), one row per head:
+    its key group, flat cluster, place in the dendrogram's order, diversity contribution and redundancy rank
+    (0 = the head whose removal costs the layer the least diversity)."""
+    records: list[dict[str, Any]] = []
+    for layer in result.get("layers") or []:
+        for which in ("query", "key"):
+            c = (layer.get("clusters") or {}).get(which)
+            if not c:
+                continue
+            place = {head: i for i, head in enumerate(c["order"])}
+            rank = {head: i for i, head in enumerate(c["redundant_first"])}
+            for head, contribution in enumerate(c["contribution"]):
+                records.append(
+                    {
+                        "layer": layer.get("layer"),
+                        "heads": which,
+                        "head": head,
+                        "key_group": c["groups"][head],
+                        "cluster": c["labels"][head],
+                        "order": place[head],
+                        "contribution": contribution,
+                        "redundancy_rank": rank[head],
+                    }
+                )
+    return _table(records)
 
 
 def reproduce_commands(api_url: str, path: str, body: dict[str, Any]) -> str:

@@ -5,5 +5,18 @@ STATE_STORE = "state"
 SIM_RESULT_STORE = "sim-result"
 """Id of the store holding `{"key": ..., "result": <simulation result>}` for the current scenario,
 run by the app for every tab (the header shows its headline numbers); views may read it."""
-TAB_PARAM = "tab"
-"""URL parameter naming the active view (its `View.id`)."""
+SIM_STATE = "sim-state"
+"""Id of the store holding the page state, updated in the browser only when a scenario key changes: the
+page's simulation listens to it, so moving a view's own control costs that simulation no request."""
+
+
+def view_state(view_id: str) -> str:
+    """Id of the store holding the page state while tab `view_id` is shown, updated in the browser only
+    then (and only when the state changed): a view's callbacks listen to it, so a key press costs no
+    request for the tabs that are not on screen."""
+    return f"{view_id}-state"
+
+
+def view_sim(view_id: str) -> str:
+    """Id of the store relaying `SIM_RESULT_STORE` to view `view_id` while its tab is shown (same reason)."""
+    return f"{view_id}-sim"

@@ -55,9 +55,39 @@ PRESETS: tuple[Preset, ...] = (
         "tab=ensemble&kernel=softmax&n=4096&replicates=100&target=sine&theta=45",
     ),
     Preset(
+        "training",
+        "Does training find orthogonal heads?",
+        "Gradient descent on the heads' projections, with no diversity penalty: the heads turn one direction "
+        "each towards the signal, so the HDI falls while the held-out MSE falls threefold. Then raise the "
+        "penalty λ to buy orthogonality and see what it costs (the paper's open problem 1).",
+        "tab=training&trpen=0&trinit=random&target=sine&signal=shared",
+    ),
+    Preset(
         "budget",
         "Many small heads or few big ones?",
         "A fixed budget D = H·d_k = 32: the Monte Carlo optimum beside the paper's closed form.",
         "tab=architecture&budget=32&replicates=100",
+    ),
+    Preset(
+        "dependent-tokens",
+        "Dependent tokens",
+        "Training inputs as an AR(1) chain (open problem 3): as φ goes from 0 to 0.9 the n tokens carry less "
+        "information, and the heads' variance and, even more, their covariance grow (mean correlation 0.10 at "
+        "φ = 0, 0.20 at φ = 0.9 for 4 heads).",
+        "tab=surfaces&dependence=ar1&sx=phi&sxv=0,0.3,0.6,0.8,0.9&sy=H&syv=2,4,8&sm=covariance&replicates=100",
+    ),
+    Preset(
+        "covariance-noise",
+        "Orthogonal heads still covary",
+        "Lemma 4.1 says heads at 90° have zero covariance. With noise they still average the same y_i: "
+        "their measured covariance is the shared noise σ²E[Σ w w′] ≈ σ²/n, where the lemma's bound is 0.",
+        "tab=covariance&target=constant&noise=1&n=64&H=4&replicates=200",
+    ),
+    Preset(
+        "redundant-heads",
+        "Which heads could be pruned?",
+        "A trained layer's query heads clustered by their principal angles: the dendrogram shows which heads "
+        "span nearly one subspace, and the heads whose removal costs the least diversity are the pruning candidates.",
+        "tab=models&layer=3&mheads=query",
     ),
 )

@@ -3,8 +3,9 @@
 The URL query string holds the whole state: the tab, every scenario key by its API name, lecture-mode
 flags, and the parameters views declare. Parsing and writing happen here and nowhere else, so a link
 always means the same thing. Scenario values are checked against `workers.schemas.Scenario` itself
-(its bounds are read from the model, never copied), so a link the dashboard accepts is a request the
-API accepts. A bad value never breaks the page: it becomes a readable notice and the default.
+(its bounds, labels and choices are read from the model and its registries, never copied), so a link
+the dashboard accepts is a request the API accepts. A bad value never breaks the page: it becomes a
+readable notice and the default.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args, get_origin
 from urllib.parse import parse_qsl, urlencode
 
-import annotated_types
 from pydantic import ValidationError
 
 from workers.schemas import Scenario
+from workers.schemas.fields import error_field, error_message, field_bounds
+from workers.schemas.scenario import FIELD_ORDER
 
 Kind = Literal["int", "float", "choice", "bool", "floats", "flags"]
 Value = Any
@@ -59,6 +61,8 @@ class Param:
     kind: Kind
     default: Value
     component: str | None = None
+    label: str = ""
+    """What the control's label says (the name when empty)."""
     prop: str = "value"
     choices: tuple[str, ...] = ()
     lo: float | None = None
@@ -72,6 +76,11 @@ class Param:
     help: str = ""
 
     # -- text <-> value -------------------------------------------------------------------------
+    @property
+    def shown(self) -> str:
+        """The name a reader sees (the control's label), used in every notice; the URL key if none."""
+        return self.label or self.name
+
     def parse(self, text: str) -> tuple[Value, str | None]:
         """URL text to a value, clamped into bounds; a notice says what was changed. Raises ValueError."""
         text = text.strip()
@@ -81,28 +90,28 @@ class Param:
                 return True, None
             if low in _FALSE:
                 return False, None
-            raise ValueError(f"{self.name}: '{text}' is not one of 1/0/true/false")
+            raise ValueError(f"{self.shown}: '{text}' is not one of 1/0/true/false")
         if self.kind == "choice":
             if text not in self.choices:
-                raise ValueError(f"{self.name}: '{text}' is not one of {', '.join(self.choices)}")
+                raise ValueError(f"{self.shown}: '{text}' is not one of {', '.join(self.choices)}")
             return text, None
         if self.kind == "flags":
             items = [t.strip() for t in text.split(",") if t.strip()]
             unknown = [t for t in items if self.choices and t not in self.choices]
             kept = tuple(dict.fromkeys(t for t in items if t not in unknown))
-            note = f"{self.name}: ignored unknown {', '.join(unknown)}" if unknown else None
+            note = f"{self.shown}: ignored unknown {', '.join(unknown)}" if unknown else None
             return kept, note
         if self.kind == "floats":
             if not text:
                 return self.default, None
             parts = [p for p in re.split(r"[,\s;]+", text) if p]
             if len(parts) > self.max_items:
-                raise ValueError(f"{self.name}: {len(parts)} values, at most {self.max_items}")
-            return [_number(p, self.name) for p in parts], None
-        x = _number(text, self.name)
+                raise ValueError(f"{self.shown}: {len(parts)} values, at most {self.max_items}")
+            return [_number(p, self.shown) for p in parts], None
+        x = _number(text, self.shown)
         if self.kind == "int":
             if not x.is_integer():
-                raise ValueError(f"{self.name}: '{text}' is not a whole number")
+                raise ValueError(f"{self.shown}: '{text}' is not a whole number")
             return self.clamp(int(x))
         return self.clamp(x)
 
@@ -110,12 +119,15 @@ class Param:
         """Move a number into the parameter's bounds, saying so; an open bound falls back to the default."""
         if self.lo is not None and (x < self.lo or (self.lo_open and x <= self.lo)):
             if self.lo_open:
-                return self.default, f"{self.name}: {_fmt(x)} must be above {_fmt(self.lo)}; using {_fmt(self.default)}"
+                return (
+                    self.default,
+                    f"{self.shown}: {_fmt(x)} must be above {_fmt(self.lo)}; using {_fmt(self.default)}",
+                )
             lo = int(self.lo) if self.kind == "int" else self.lo
-            return lo, f"{self.name}: {_fmt(x)} is below the minimum {_fmt(lo)}; using {_fmt(lo)}"
+            return lo, f"{self.shown}: {_fmt(x)} is below the minimum {_fmt(lo)}; using {_fmt(lo)}"
         if self.hi is not None and x > self.hi:
             hi = int(self.hi) if self.kind == "int" else self.hi
-            return hi, f"{self.name}: {_fmt(x)} is above the maximum {_fmt(hi)}; using {_fmt(hi)}"
+            return hi, f"{self.shown}: {_fmt(x)} is above the maximum {_fmt(hi)}; using {_fmt(hi)}"
         return x, None
 
     def dump(self, value: Value) -> str:
@@ -153,23 +165,20 @@ class Param:
         return self.parse(str(raw))
 
 
+def checkbox(name: str, default: bool, component: str, help: str = "") -> Param:
+    """A boolean shown as a one-box `dcc.Checklist` (value `["on"]` when ticked)."""
+    return Param(
+        name,
+        "bool",
+        default,
+        component=component,
+        to_component=lambda v: ["on"] if v else [],
+        from_component=lambda c: bool(c),
+        help=help,
+    )
+
+
 # -- the scenario's keys, derived from the pydantic model ------------------------------------------
-def _bounds(info: Any) -> tuple[float | None, float | None, bool]:
-    lo: float | None = None
-    hi: float | None = None
-    lo_open = False
-    for m in info.metadata:
-        if isinstance(m, annotated_types.Ge):
-            lo = float(m.ge)  # type: ignore[arg-type]
-        elif isinstance(m, annotated_types.Gt):
-            lo, lo_open = float(m.gt), True  # type: ignore[arg-type]
-        elif isinstance(m, annotated_types.Le):
-            hi = float(m.le)  # type: ignore[arg-type]
-        elif isinstance(m, annotated_types.Lt):
-            hi = float(m.lt)  # type: ignore[arg-type]
-    return lo, hi, lo_open
-
-
 def scenario_control_id(name: str) -> str:
     """Component id of the control showing scenario key `name` (shared by the sidebar and views)."""
     return f"sc-{name}"
@@ -191,31 +200,44 @@ _CONVERSIONS: dict[str, dict[str, Callable[[Any], Any]]] = {
 
 
 def scenario_params() -> list[Param]:
-    """One Param per field of `Scenario`, in the model's order, named by the API's names."""
+    """One Param per field of `Scenario`, in reading order, named by the API's names."""
     out: list[Param] = []
-    for name, info in Scenario.model_fields.items():
+    for name in FIELD_ORDER:
+        info = Scenario.model_fields[name]
         ann = info.annotation
-        lo, hi, lo_open = _bounds(info)
+        b = field_bounds(info)
         common: dict[str, Any] = {
             "component": scenario_control_id(name),
             "scenario": True,
+            "label": info.title or name,
             "help": info.description or "",
             **_CONVERSIONS.get(name, {}),
         }
         if get_origin(ann) is Literal:
             out.append(Param(name, "choice", info.default, choices=tuple(get_args(ann)), **common))
         elif ann is int:
-            out.append(Param(name, "int", info.default, lo=lo, hi=hi, lo_open=lo_open, **common))
+            out.append(Param(name, "int", info.default, lo=b.lo, hi=b.hi, lo_open=b.lo_open, **common))
         elif ann is float:
-            out.append(Param(name, "float", info.default, lo=lo, hi=hi, lo_open=lo_open, **common))
+            out.append(Param(name, "float", info.default, lo=b.lo, hi=b.hi, lo_open=b.lo_open, **common))
         else:  # list[float] | None: the per-head tilts
             out.append(Param(name, "floats", info.default, **common))
     return out
 
 
-SCENARIO_KEYS: tuple[str, ...] = tuple(Scenario.model_fields)
+SCENARIO_KEYS: tuple[str, ...] = FIELD_ORDER
+SCENARIO_LABELS: dict[str, str] = {name: Scenario.model_fields[name].title or name for name in FIELD_ORDER}
+"""What the sidebar calls each scenario key (its field's title): notices speak the reader's words."""
 
-HIDEABLE: tuple[str, ...] = (*SCENARIO_KEYS, "explain", "advanced", "presets", "tabs", "reproduce", "export")
+HIDEABLE: tuple[str, ...] = (
+    *SCENARIO_KEYS,
+    "explain",
+    "advanced",
+    "presets",
+    "tabs",
+    "reproduce",
+    "export",
+    "sidebar",
+)
 """What `hide=` may name: any scenario control, or a part of the page."""
 
 
@@ -223,19 +245,32 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
     """The parameters every page has: the tab, lecture flags, large fonts, image export format."""
     tabs = tuple(tabs)
     return [
-        Param("tab", "choice", tabs[0], component="tabs", choices=tabs, help="The view shown."),
-        Param("hide", "flags", (), choices=HIDEABLE, help="Controls or page parts hidden (lecture mode)."),
-        Param("lecture", "bool", False, help="Lecture mode: hides the advanced panel, reproduce box and export."),
+        Param("tab", "choice", tabs[0], component="tabs", label="view", choices=tabs, help="The view shown."),
         Param(
-            "large",
+            "hide",
+            "flags",
+            (),
+            label="hidden parts",
+            choices=HIDEABLE,
+            help="Controls or page parts hidden (lecture mode).",
+        ),
+        Param(
+            "lecture",
             "bool",
             False,
-            component="large-fonts",
-            to_component=lambda v: ["on"] if v else [],
-            from_component=lambda c: bool(c),
-            help="Large fonts for projectors.",
+            label="lecture mode",
+            help="Lecture mode: hides the advanced panel, reproduce box and export.",
         ),
-        Param("img", "choice", "png", component="img-format", choices=("png", "svg"), help="Chart export format."),
+        replace(checkbox("large", False, "large-fonts", "Large fonts for projectors."), label="large fonts"),
+        Param(
+            "img",
+            "choice",
+            "png",
+            component="img-format",
+            label="charts export as",
+            choices=("png", "svg"),
+            help="Chart export format.",
+        ),
     ]
 
 
@@ -277,6 +312,9 @@ def scenario_body(values: Mapping[str, Value]) -> dict[str, Value]:
     out = {k: values[k] for k in SCENARIO_KEYS if k in values}
     if out.get("tilts") in (None, [], ()):
         out.pop("tilts", None)
+    if out.get("dependence", "iid") == "iid" and not out.get("phi"):  # i.i.d. tokens: the API's default
+        out.pop("dependence", None)
+        out.pop("phi", None)
     return out
 
 
@@ -287,15 +325,14 @@ def scenario_errors(values: Mapping[str, Value]) -> list[tuple[str | None, str]]
     except ValidationError as exc:
         out: list[tuple[str | None, str]] = []
         for err in exc.errors():
-            msg = str(err["msg"]).removeprefix("Value error, ")
-            loc = [str(p) for p in err["loc"]]
-            name = loc[0] if loc and loc[0] in SCENARIO_KEYS else None
-            if name is None:
-                head = msg.split(":", 1)[0].strip()
-                name = head if head in SCENARIO_KEYS else None
-                text = msg
+            msg = error_message(err)
+            name: str | None = error_field(err).split(".", 1)[0]
+            if name not in SCENARIO_KEYS:  # a rule between fields names the field it blames first
+                head, _, rest = msg.partition(":")
+                name = head.strip() if head.strip() in SCENARIO_KEYS else None
+                text = f"{SCENARIO_LABELS[name]}:{rest}" if name is not None and rest else msg
             else:
-                text = f"{name}: {msg}"
+                text = f"{SCENARIO_LABELS.get(name, name)}: {msg}"
             out.append((name, text))
         return out
     return []
@@ -313,6 +350,14 @@ class Registry:
 
     def __iter__(self) -> Any:
         return iter(self.params.values())
+
+    def label(self, labels: Mapping[str, str]) -> None:
+        """Name the parameters that have no label yet by what their controls' labels say (read from the
+        built layout), so that notices use the words on the page rather than URL keys."""
+        for name, text in labels.items():
+            p = self.params.get(name)
+            if p is not None and not p.label and text.strip():
+                self.params[name] = replace(p, label=text.strip())
 
     def __getitem__(self, name: str) -> Param:
         return self.params[name]
@@ -361,7 +406,7 @@ class Registry:
                 values[name] = self.params[name].default
                 given.discard(name)
                 default = self.params[name].dump(self.params[name].default) or "none"
-                notices.append(f"{text}; using the default {name}={default}")
+                notices.append(f"{text}; using the default {self.params[name].shown} = {default}")
                 continue
             for key in SCENARIO_KEYS:
                 values[key] = self.params[key].default

@@ -10,15 +10,22 @@ JSON on stdout; progress and errors go to stderr. Bad input exits with status 2 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
+
+from workers.jobs.kinds import JOB_KINDS, JobKind
+from workers.schemas import HDIRequest, TheoryQuery
+from workers.schemas.fields import error_lines
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -31,6 +38,10 @@ EXIT_INTERRUPTED = 130
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8050
 DEFAULT_DASHBOARD_PORT = 8051
+
+
+Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
+"""What a subcommand runs: (arguments, stdout, stderr) -> exit status."""
 
 
 class InputError(Exception):
@@ -72,6 +83,32 @@ def browser_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
+def listen(host: str, port: int, err: TextIO, hint: str) -> socket.socket | None:
+    """A socket bound to (host, port), or None after one line on `err` saying why not and what to do.
+
+    Bound here rather than by uvicorn, so a busy port is one readable line (and a non-zero status)
+    instead of a logged `[Errno 98]` after the URL was already printed as if all were well."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        print(f"headdiv: cannot listen on {host}:{port}: {exc.strerror or exc}", file=err, flush=True)
+        return None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: restarts reuse the port
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            print(f"headdiv: port {port} on {host} is already in use; {hint}", file=err, flush=True)
+        else:
+            print(f"headdiv: cannot listen on {host}:{port}: {exc.strerror or exc}", file=err, flush=True)
+        return None
+    sock.set_inheritable(True)
+    return sock
+
+
 def redact_url(url: str) -> str:
     """A connection URL fit to print: the password, if any, is replaced by `***`."""
     parts = urlsplit(url)
@@ -109,23 +146,6 @@ def read_json_argument(argument: str, stdin: TextIO) -> Any:
         raise InputError([f"input: the JSON in the {source} is nested too deeply"]) from None
 
 
-def validation_problems(exc: ValidationError) -> list[str]:
-    """One `<field>: <reason>` line per pydantic error.
-
-    Cross-field rules already start their message with the field they blame, so an error without a
-    location is printed as its message alone.
-    """
-    lines = []
-    for error in exc.errors(include_url=False):
-        message = str(error.get("msg", "invalid"))
-        for prefix in ("Value error, ", "Assertion failed, "):
-            if message.startswith(prefix):
-                message = message[len(prefix) :]
-        field = ".".join(str(part) for part in error.get("loc", ()))
-        lines.append(f"{field}: {message}" if field else message)
-    return lines
-
-
 def settings_problems(exc: ValidationError, prefix: str = "HEADDIV_") -> list[str]:
     """Errors in settings read from the environment, each named by its environment variable."""
     lines = []
@@ -158,7 +178,7 @@ def validate(model: type[BaseModel], data: Any) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise InputError(validation_problems(exc)) from None
+        raise InputError(error_lines(exc.errors(include_url=False))) from None
     except (ValueError, RecursionError) as exc:
         raise InputError([f"input: {exc}"]) from None
 
@@ -206,105 +226,65 @@ class ProgressPrinter:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Engine commands: one table says which model validates a command's input and which engine call runs it.
+# Engine commands: one per job kind (workers.jobs.kinds), plus the two instant computations.
 
 
 @dataclass(frozen=True)
 class EngineCommand:
     name: str
     help: str
-    model: Callable[[], type[BaseModel]]
+    model: type[BaseModel]
     run: Callable[[Any, argparse.Namespace, TextIO], dict[str, Any]]
     example: str
     uses_device: bool = True
 
 
-def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"device": args.device, "dtype": args.dtype}
+def describe_request(request: Any) -> str:
+    """What a job request will run: its size for one simulation, its number of runs for many."""
+    if not hasattr(request, "scenarios"):  # a kind not made of simulations declares its own work
+        return f"{type(request).__name__} ({float(getattr(request, 'work', 0.0)):.3g} work units)"
+    cells = request.scenarios()
+    work = sum(c.work for c in cells)
+    if len(cells) == 1:
+        c = cells[0]
+        return f"H={c.H} d_k={c.d_k} n={c.n} replicates={c.replicates} queries={c.queries} ({work:.3g} work units)"
+    return f"{len(cells)} runs ({work:.3g} work units)"
 
 
-def _run_simulate(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
-    from workers.engine import simulate
-
-    print(
-        f"simulating H={request.H} d_k={request.d_k} n={request.n} replicates={request.replicates} "
-        f"queries={request.queries} ({request.work:.3g} work units)",
-        file=err,
-        flush=True,
-    )
-    return simulate(request, **_engine_options(args))
-
-
-def _run_grid(runner_name: str, label: str) -> Callable[[Any, argparse.Namespace, TextIO], dict[str, Any]]:
+def _job_command(kind: JobKind) -> EngineCommand:
     def run(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
-        import workers.engine as engine
+        print(f"{kind.command}: {describe_request(request)}", file=err, flush=True)
+        from workers.jobs.compute import run_job
 
-        runner = getattr(engine, runner_name)
-        print(f"{label}: {len(request.scenarios())} runs", file=err, flush=True)
-        result: dict[str, Any] = runner(request, progress=ProgressPrinter(label, err), **_engine_options(args))
-        return result
+        progress = ProgressPrinter(kind.command, err)
+        return run_job(kind.name, request, progress=progress, device=args.device, dtype=args.dtype)
 
-    return run
+    return EngineCommand(kind.command, kind.summary, kind.request, run, f"headdiv {kind.command} '{kind.example}'")
 
 
 def _run_hdi(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     import numpy as np
 
     from workers.engine import hdi_report
+    from workers.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 
-    return hdi_report([np.asarray(m, dtype=np.float64) for m in request.matrices])
+    matrices = [np.asarray(m, dtype=np.float64) for m in request.matrices]
+    return hdi_report(matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES)
 
 
 def _run_theory(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
-    import workers.engine as engine
+    from workers.engine import architecture_theory
 
-    result: dict[str, Any] = engine.architecture_theory(request)
+    result: dict[str, Any] = architecture_theory(request)
     return result
 
 
-def _model(name: str) -> Callable[[], type[BaseModel]]:
-    def load() -> type[BaseModel]:
-        import workers.schemas as schemas
-
-        model: type[BaseModel] = getattr(schemas, name)
-        return model
-
-    return load
-
-
 ENGINE_COMMANDS: tuple[EngineCommand, ...] = (
-    EngineCommand(
-        "simulate",
-        "Run one Monte Carlo simulation of a scenario and print its bias-variance-covariance decomposition.",
-        _model("Scenario"),
-        _run_simulate,
-        """headdiv simulate '{"H": 8, "d_k": 4, "theta": 60, "replicates": 100}'""",
-    ),
-    EngineCommand(
-        "surface",
-        "Simulate a grid over two scenario parameters (x and y) and print every metric per cell.",
-        _model("SurfaceRequest"),
-        _run_grid("run_surface", "surface"),
-        """headdiv surface '{"x": {"param": "theta", "values": [0, 45, 90]}, "y": {"param": "H", "values": [2, 4]}}'""",
-    ),
-    EngineCommand(
-        "architecture",
-        "Simulate every split H x d_k of a total head dimension (budget) and print the best one.",
-        _model("ArchitectureRequest"),
-        _run_grid("run_architecture", "architecture"),
-        """headdiv architecture '{"budget": 16, "base": {"replicates": 50}}'""",
-    ),
-    EngineCommand(
-        "sweep",
-        "Sweep the angle between equiangular heads and print MSE against HDI with the paper's bound (4.4).",
-        _model("DiversitySweepRequest"),
-        _run_grid("run_diversity_sweep", "sweep"),
-        """headdiv sweep '{"thetas": [0, 30, 60, 90], "base": {"replicates": 50}}'""",
-    ),
+    *(_job_command(kind) for kind in JOB_KINDS.values()),
     EngineCommand(
         "hdi",
         "Compute the Head Diversity Index, overlaps and principal angles of head matrices (each p x d).",
-        _model("HDIRequest"),
+        HDIRequest,
         _run_hdi,
         """headdiv hdi '{"matrices": [[[1, 0], [0, 1], [0, 0]], [[1, 0], [0, 0], [0, 1]]]}'""",
         uses_device=False,
@@ -312,7 +292,7 @@ ENGINE_COMMANDS: tuple[EngineCommand, ...] = (
     EngineCommand(
         "theory",
         "Evaluate the paper's closed-form architecture objective (n, budget, c1, c2) and its minimisers.",
-        _model("TheoryQuery"),
+        TheoryQuery,
         _run_theory,
         """headdiv theory '{"n": 1024, "budget": 64}'""",
         uses_device=False,
@@ -323,7 +303,7 @@ ENGINE_COMMANDS: tuple[EngineCommand, ...] = (
 def _engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     load_engine_settings()
     data = read_json_argument(args.input, sys.stdin)
-    request = validate(command.model(), data)
+    request = validate(command.model, data)
     started = time.perf_counter()
     try:
         result = command.run(request, args, err)
@@ -370,9 +350,20 @@ def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     else:
         mode = "embedded: API, dashboard, job runner and cache in this one process (set REDIS_URL to scale out)"
+    sock = listen(
+        settings.host,
+        settings.port,
+        err,
+        "choose another with --port N (or HEADDIV_PORT=N; with make, `make run PORT=N`)",
+    )
+    if sock is None:
+        return EXIT_FAILED
     print(f"headdiv: {mode}", file=out, flush=True)
     print(f"headdiv: open {browser_url(settings.host, settings.port)} in a browser", file=out, flush=True)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, access_log=settings.access_log)
+    config = uvicorn.Config(
+        create_app(settings), host=settings.host, port=settings.port, access_log=settings.access_log
+    )
+    uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK
 
 
@@ -386,9 +377,9 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
-    from server.settings import get_server_settings
+    from workers.queue.settings import get_worker_settings
 
-    settings = get_server_settings()
+    settings = get_worker_settings()
     # A worker often shares its machine with the API and Redis, and its jobs are batch work while the
     # API answers people: a lower priority lets every cache hit and poll take a core at once (see the
     # README's load test), and costs a job nothing when the machine is otherwise idle. Threads inherit
@@ -401,7 +392,11 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from workers.queue.worker import run_worker
 
-    queues = args.queue or [settings.queue_name]
+    queues = args.queue or (
+        [settings.fast_queue_name]
+        if args.fast_lane
+        else [settings.fast_queue_name, settings.queue_name, settings.low_queue_name]
+    )
     print(
         f"headdiv worker: Redis at {redact_url(redis_url)}, queues {', '.join(queues)}, CPU priority nice {os.nice(0)}"
         f"{' (burst: exits when they are empty)' if args.burst else ''}",
@@ -412,17 +407,85 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _heads(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A trained model's heads measured, clustered and ranked (the Real models view, docs/model.md section 9):
+    a built-in model by name or a .safetensors file; JSON, or one CSV row per head with `--csv`."""
+    from dashboard.export import head_clusters_csv
+    from workers.models import ModelFileError, builtin_hdi, model_hdi
+    from workers.schemas.builtin_models import BUILTINS
+
+    try:
+        if args.model in BUILTINS:
+            result = builtin_hdi(args.model, args.seed)
+        elif Path(args.model).is_file():
+            path = Path(args.model)
+            result = model_hdi(
+                path, num_heads=args.num_heads, num_kv_heads=args.num_kv_heads, seed=args.seed, model=path.name
+            )
+        else:
+            known = ", ".join(sorted(BUILTINS))
+            raise InputError([f"model: {args.model!r} is neither a built-in model ({known}) nor a file"])
+    except LookupError as exc:  # a built-in whose package is not installed
+        raise InputError([f"model: {exc.args[0] if exc.args else exc}"]) from None
+    except ModelFileError as exc:
+        raise InputError([f"model: {exc}"]) from None
+    out.write((head_clusters_csv(result) if args.csv else json.dumps(result, indent=1 if args.pretty else None)) + "\n")
+    out.flush()
+    return EXIT_OK
+
+
+def _warm(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Enqueue the dashboard's first computations at low priority on a scaled set-up's queue."""
+    from pydantic import ValidationError
+
+    from server.settings import ServerSettings
+
+    try:
+        settings = ServerSettings()
+    except ValidationError as exc:
+        raise InputError(settings_problems(exc)) from None
+    if settings.embedded:
+        print(
+            "warm: REDIS_URL is not set; an embedded `headdiv serve` warms its own cache after it starts "
+            "(HEADDIV_WARM_START), so there is nothing to enqueue",
+            file=err,
+            flush=True,
+        )
+        return EXIT_USAGE
+    from server.backends.rq import RQBackend
+    from server.main import warm_requests
+    from workers.jobs.ids import canonical_payload, job_id
+
+    backend = RQBackend(settings)
+    requests = warm_requests()
+    for kind, request in requests:
+        state = backend.submit(kind.name, request, job_id(kind.name, canonical_payload(request)), background=True)
+        print(f"warm: {kind.name} {state.job_id[:12]} {state.status}", file=out, flush=True)
+    print(f"warm: {len(requests)} computations submitted on queue {settings.low_queue_name}", file=out, flush=True)
+    return EXIT_OK
+
+
 def _dashboard(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import uvicorn
     from a2wsgi import WSGIMiddleware
+    from starlette.middleware.gzip import GZipMiddleware
 
     from dashboard.app import create_dash_app
+    from server.api.security import SecurityHeadersMiddleware, content_security_policy
+    from server.dashboard_mount import harden
+    from server.main import COMPRESS_FROM_BYTES
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     app = create_dash_app(api_url)
+    csp = content_security_policy(harden(app))
+    sock = listen(args.host, args.port, err, "choose another with --port N")
+    if sock is None:
+        return EXIT_FAILED
     print(f"headdiv dashboard: talking to the API at {api_url}", file=out, flush=True)
     print(f"headdiv dashboard: open {browser_url(args.host, args.port)} in a browser", file=out, flush=True)
-    uvicorn.run(WSGIMiddleware(app.server), host=args.host, port=args.port)
+    served = GZipMiddleware(WSGIMiddleware(app.server), minimum_size=COMPRESS_FROM_BYTES)  # type: ignore[arg-type]
+    config = uvicorn.Config(SecurityHeadersMiddleware(served, csp=csp), host=args.host, port=args.port)
+    uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK
 
 
@@ -442,27 +505,38 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"headdiv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    serve = sub.add_parser(
+    def service(name: str, handler: Handler, summary: str, description: str) -> argparse.ArgumentParser:
+        command = sub.add_parser(name, help=summary, description=description)
+        command.set_defaults(handler=handler)
+        return command
+
+    serve = service(
         "serve",
-        help="Run the API and the dashboard (embedded by default; with REDIS_URL, jobs go to workers).",
-        description="Run the HTTP API (/api/v1, docs at /docs) and the dashboard (/) in one process. "
+        _serve,
+        "Run the API and the dashboard (embedded by default; with REDIS_URL, jobs go to workers).",
+        "Run the HTTP API (/api/v1, docs at /docs) and the dashboard (/) in one process. "
         "Without REDIS_URL everything is embedded: an in-process job runner and an in-memory cache. "
         "With REDIS_URL set, results are cached in Redis and jobs queue for `headdiv worker` processes. "
         "Prints the URL to open.",
     )
     serve.add_argument("--host", help=f"address to bind (default from HEADDIV settings, else {DEFAULT_HOST})")
     serve.add_argument("--port", type=port_number, help=f"port to listen on (default {DEFAULT_PORT})")
-    serve.set_defaults(handler=_serve)
 
-    worker = sub.add_parser(
+    worker = service(
         "worker",
-        help="Run an RQ worker that computes queued jobs (needs REDIS_URL).",
-        description="Run a queue worker: it loads torch once and computes the jobs that `headdiv serve` "
+        _worker,
+        "Run an RQ worker that computes queued jobs (needs REDIS_URL).",
+        "Run a queue worker: it loads torch once and computes the jobs that `headdiv serve` "
         "enqueues on Redis. Needs REDIS_URL. Run one per GPU (CUDA_VISIBLE_DEVICES=i).",
     )
     worker.add_argument("--redis-url", help="Redis to take jobs from (default: the REDIS_URL environment variable)")
     worker.add_argument(
         "--queue", action="append", metavar="NAME", help="queue to listen on (repeatable; default: the app's queues)"
+    )
+    worker.add_argument(
+        "--fast-lane",
+        action="store_true",
+        help="take only small jobs (at most HEADDIV_FAST_LANE_WORK), so they never wait behind long ones",
     )
     worker.add_argument("--burst", action="store_true", help="exit once the queues are empty")
     worker.add_argument(
@@ -471,12 +545,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="lower this worker's CPU priority by N (0-19) so the API on the same machine answers first "
         "(default: HEADDIV_WORKER_NICE, 10)",
     )
-    worker.set_defaults(handler=_worker)
 
-    dashboard = sub.add_parser(
+    service(
+        "warm",
+        _warm,
+        "Compute the dashboard's first views ahead of users, at low priority (scaled set-up).",
+        "Enqueue every tab's default computation and every preset's on the low-priority queue of the Redis "
+        "at REDIS_URL, so that newcomers' first clicks are cache hits. Workers take low-priority jobs only "
+        "when no other job waits. An embedded `headdiv serve` does this by itself after it starts.",
+    )
+
+    heads = service(
+        "heads",
+        _heads,
+        "Measure a trained model's heads: HDI per layer, heads clustered and ranked by diversity contribution.",
+        "Per-layer key and query HDI of a built-in model (by name) or a .safetensors file, with each layer's "
+        "heads clustered by their principal angles and ranked by how much diversity the layer loses without "
+        "each one (a pruning forecast). Prints JSON, or with --csv one row per head.",
+    )
+    heads.add_argument("model", help="a built-in model's name (see GET /api/v1/models/builtin) or a .safetensors file")
+    heads.add_argument("--num-heads", type=int, help="query heads per layer, when the file's metadata lacks them")
+    heads.add_argument("--num-kv-heads", type=int, help="key/value heads per layer (grouped-query models)")
+    heads.add_argument("--seed", type=int, default=0, help="seed of the random-subspace baseline (default 0)")
+    heads.add_argument("--csv", action="store_true", help="print the heads clustered and ranked as CSV")
+    heads.add_argument("--pretty", action="store_true", help="indent the JSON output")
+
+    dashboard = service(
         "dashboard",
-        help="Run the dashboard alone, talking to a separate API over HTTP.",
-        description="Serve the Dash dashboard by itself; it calls the headdiv API at --api-url "
+        _dashboard,
+        "Run the dashboard alone, talking to a separate API over HTTP.",
+        "Serve the Dash dashboard by itself; it calls the headdiv API at --api-url "
         "(for a split deployment such as docker compose). `headdiv serve` already includes the dashboard.",
     )
     dashboard.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
@@ -487,7 +585,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-url",
         help=f"base URL of the headdiv API (default: HEADDIV_API_URL, else http://{DEFAULT_HOST}:{DEFAULT_PORT})",
     )
-    dashboard.set_defaults(handler=_dashboard)
 
     for command in ENGINE_COMMANDS:
         p = sub.add_parser(

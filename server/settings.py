@@ -1,79 +1,66 @@
-"""Service settings, read from the environment by pydantic-settings (prefix ``HEADDIV_``).
+"""The API's settings: the job settings it shares with the workers, plus its own (prefix ``HEADDIV_``).
 
-`REDIS_URL` and `CACHE_REDIS_URL` carry no prefix because that is how every hosting platform and
-docker-compose file names them; without `REDIS_URL` the app runs embedded (in-memory cache and an
-in-process runner), which is what a laptop with nothing else installed gets.
+Without `REDIS_URL` the app runs embedded (in-memory cache and an in-process runner), which is what a
+laptop with nothing else installed gets.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, model_validator
+
+from workers.jobs.settings import JobSettings
 
 
-class ServerSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="HEADDIV_", extra="ignore", populate_by_name=True)
-
+class ServerSettings(JobSettings):
     host: str = "127.0.0.1"
     port: int = Field(8050, ge=0, le=65535)
-    redis_url: str | None = Field(
-        None,
-        validation_alias=AliasChoices("REDIS_URL", "redis_url"),
-        description="Redis for the cache and the RQ queue; None runs everything in this process.",
-    )
-    cache_redis_url: str | None = Field(
-        None,
-        validation_alias=AliasChoices("CACHE_REDIS_URL", "cache_redis_url"),
-        description="Redis for cached results; defaults to redis_url.",
-    )
     api_url: str | None = Field(None, description="URL the dashboard calls; derived from host and port if unset.")
     cache_max_bytes: int = Field(256 << 20, gt=0, description="Bound of the in-memory LRU cache (embedded mode).")
-    cache_ttl_s: int = Field(7 * 24 * 3600, gt=0, description="Lifetime of a result cached in Redis.")
-    job_timeout_s: int = Field(1800, gt=0, description="RQ job_timeout: longest a single job may run.")
-    result_ttl_s: int = Field(3600, gt=0, description="How long RQ keeps a finished or failed job for polling.")
-    job_retries: int = Field(1, ge=0, le=10, description="Extra attempts for a job whose worker crashed.")
     runner_threads: int = Field(2, ge=1, le=64, description="Threads of the embedded job runner.")
     max_body_bytes: int = Field(1 << 20, gt=0, description="Largest JSON request body (413 beyond).")
     max_upload_bytes: int = Field(256 << 20, gt=0, description="Largest upload to POST /api/v1/models/hdi.")
-    redis_socket_timeout_s: float = Field(1.0, gt=0, le=30, description="Socket timeout of the API's Redis calls.")
-    queue_name: str = Field("headdiv", min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
-    maintenance_interval_s: int = Field(
-        20, ge=1, description="How often abandoned jobs are looked for (worker and API); RQ's default is 600."
-    )
-    heartbeat_interval_s: int = Field(
-        5, ge=1, description="How often a worker refreshes the registry entry of the job it runs."
-    )
-    heartbeat_ttl_s: int = Field(
-        30, ge=2, description="Registry entries of a running job expire this long after its last heartbeat."
-    )
     max_wait_s: float = Field(60.0, ge=0, le=60, description="Upper bound on any request's ?wait= (seconds).")
-    warm_up: bool = Field(
-        True, description="Compile the engine in a background thread at start-up (embedded mode, and workers)."
+    body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="Longest wait for the next piece of a request body before answering 408."
     )
-    worker_nice: int = Field(
-        10, ge=0, le=19, description="CPU priority decrement of `headdiv worker` (batch work yields to the API)."
+    upload_slots: int = Field(1, ge=1, le=64, description="Model uploads measured at once (more wait, then 429).")
+    upload_timeout_s: float = Field(
+        120.0, gt=0, le=3600, description="Longest a model upload may be measured before it is stopped (422)."
+    )
+    hdi_slots: int = Field(2, ge=1, le=64, description="POST /api/v1/hdi computations at once (more wait, then 429).")
+    hdi_timeout_s: float = Field(30.0, gt=0, le=3600, description="Longest one POST /api/v1/hdi may compute (422).")
+    busy_wait_s: float = Field(
+        10.0, ge=0, le=600, description="How long an upload or /hdi request waits for a free slot before 429."
+    )
+    warm_start: bool = Field(
+        True,
+        description="Compute the dashboard's first views (every tab's default, every preset) in the background "
+        "after start-up, at low priority (embedded mode; `headdiv warm` does it for a scaled set-up).",
+    )
+    max_client_work: float = Field(
+        2e11,
+        gt=0,
+        description="Work one client (address) may have queued or running in jobs over the fast lane's size; a "
+        "new one beyond it gets 429 (unless the client has none pending).",
+    )
+    max_client_fast_jobs: int = Field(
+        16, ge=1, description="Small (fast-lane) jobs one client may have queued or running; 429 beyond."
+    )
+    max_queued_work: float = Field(
+        1.6e12, gt=0, description="Work all clients together may have queued or running; a new job beyond it gets 429."
     )
     access_log: bool = Field(
         False, description="Log every request (uvicorn's access log); off by default, it costs CPU per request."
     )
 
     @model_validator(mode="after")
-    def _derive(self) -> ServerSettings:
-        if self.cache_redis_url is None:
-            self.cache_redis_url = self.redis_url
+    def _derive_api_url(self) -> ServerSettings:
         if self.api_url is None:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
             self.api_url = f"http://{host}:{self.port}"
-        if self.heartbeat_ttl_s <= self.heartbeat_interval_s:
-            raise ValueError("heartbeat_ttl_s must exceed heartbeat_interval_s")
         return self
-
-    @property
-    def embedded(self) -> bool:
-        """True when no Redis is configured: everything runs inside this process."""
-        return self.redis_url is None
 
 
 @lru_cache(maxsize=1)

@@ -6,9 +6,11 @@ HEADDIV_REQUIRE_SERVICES=1 (set by .ci/run) they fail instead, so CI can never p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-from typing import NoReturn
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -30,9 +32,17 @@ def need(reason: str) -> NoReturn:
     pytest.skip(f"{reason} (set HEADDIV_REQUIRE_SERVICES=1 to make this a failure)")
 
 
+LEFTOVER_TTL_S = 3600
+"""Keys a test run leaves in the test database expire after this long, so runs never accumulate state."""
+
+
 @pytest.fixture(scope="session")
-def redis_url() -> str:
-    """URL of a live Redis for tests: HEADDIV_TEST_REDIS_URL, else database 15 on the local server."""
+def redis_url() -> Iterator[str]:
+    """URL of a live Redis for tests: HEADDIV_TEST_REDIS_URL, else database 15 on the local server.
+
+    After the session every key still there without an expiry gets one (`LEFTOVER_TTL_S`): a test that
+    forgets to clean up cannot leave state behind for the next run.
+    """
     import redis
 
     url = os.environ.get("HEADDIV_TEST_REDIS_URL", DEFAULT_TEST_REDIS_URL)
@@ -40,10 +50,24 @@ def redis_url() -> str:
     try:
         client.ping()
     except (redis.RedisError, OSError) as exc:
-        need(f"no Redis answers at {url}: {exc}")
-    finally:
         client.close()
-    return url
+        need(f"no Redis answers at {url}: {exc}")
+    try:
+        yield url
+    finally:
+        with contextlib.suppress(redis.RedisError, OSError):
+            expire_leftovers(client, LEFTOVER_TTL_S)
+        client.close()
+
+
+def expire_leftovers(client: Any, ttl_s: int) -> int:
+    """Give every key without an expiry in `client`'s database one of `ttl_s` seconds; how many were."""
+    count = 0
+    for key in client.scan_iter(count=500):
+        if client.ttl(key) == -1:
+            client.expire(key, ttl_s)
+            count += 1
+    return count
 
 
 @pytest.fixture(scope="session")

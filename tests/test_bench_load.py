@@ -23,7 +23,13 @@ ROW = re.compile(
 
 
 def run_load(*args: str) -> str:
-    env = {**os.environ, "HEADDIV_WARM_UP": "0", "HEADDIV_COMPILE": "off", "HEADDIV_DEVICE": "cpu"}
+    env = {
+        **os.environ,
+        "HEADDIV_WARM_UP": "0",
+        "HEADDIV_WARM_START": "0",
+        "HEADDIV_COMPILE": "off",
+        "HEADDIV_DEVICE": "cpu",
+    }
     common = ["--settle", "0", "--duration", "2", "--clients", "6", "--new-share", "0.1"]
     done = subprocess.run(
         [sys.executable, "bench/load.py", *common, *args],

@@ -18,7 +18,19 @@ import pytest
 from server import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-SUBCOMMANDS = ("serve", "worker", "dashboard", "simulate", "surface", "architecture", "sweep", "hdi", "theory")
+SUBCOMMANDS = (
+    "serve",
+    "worker",
+    "dashboard",
+    "simulate",
+    "surface",
+    "architecture",
+    "sweep",
+    "train",
+    "hdi",
+    "theory",
+    "heads",
+)
 TINY = '{"replicates": 4, "queries": 4, "n": 32}'
 
 
@@ -99,7 +111,7 @@ def test_console_script_runs() -> None:
         (("surface", '{"x": {"param": "H", "values": [1, 2]}, "y": {"param": "H", "values": [3]}}'), "y.param: "),
         (("surface", '{"x": {"param": "nope", "values": [1]}, "y": {"param": "H", "values": [3]}}'), "x.param: "),
         (("architecture", '{"budget": 0}'), "budget: "),
-        (("sweep", '{"thetas": [0, 120]}'), "thetas: "),
+        (("sweep", '{"thetas": [0, 120]}'), "thetas.1: "),
         (("hdi", '{"matrices": []}'), "matrices: "),
         (("hdi", '{"matrices": [[[1], [0]], [[1], [0], [0]]]}'), "matrices[1]: "),
         (("theory", '{"n": 1}'), "n: "),
@@ -212,7 +224,7 @@ def test_simulate_literal_prints_a_consistent_decomposition(capsys: pytest.Captu
     status, out, err = run_cli(capsys, "simulate", TINY, "--device", "cpu")
     assert status == 0, err
     _check_simulation(out)
-    assert "simulating H=4" in err and "done in" in err
+    assert "simulate: H=4" in err and "done in" in err
 
 
 def test_simulate_reads_a_file_and_stdin_alike(
@@ -235,7 +247,7 @@ def test_hdi_of_two_heads_sharing_one_direction(capsys: pytest.CaptureFixture[st
     status, out, err = run_cli(capsys, "hdi", json.dumps(request))
     assert status == 0, err
     result = json.loads(out)
-    # One shared direction out of two: overlap 1/2, so HDI = 1 - 1/2 (MODEL.md section 6).
+    # One shared direction out of two: overlap 1/2, so HDI = 1 - 1/2 (docs/model.md section 6).
     assert result["hdi"] == pytest.approx(0.5)
     assert result["principal_angles_deg"][0]["angles"] == pytest.approx([0.0, 90.0], abs=1e-6)
 
@@ -297,7 +309,10 @@ def _free_port() -> int:
 
 def _service_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CACHE_REDIS_URL")}
-    env.update({"HEADDIV_WARM_UP": "false", "HEADDIV_COMPILE": "off", "PYTHONUNBUFFERED": "1"}, **extra)
+    env.update(
+        {"HEADDIV_WARM_UP": "false", "HEADDIV_WARM_START": "0", "HEADDIV_COMPILE": "off", "PYTHONUNBUFFERED": "1"},
+        **extra,
+    )
     return env
 
 
@@ -380,24 +395,55 @@ def test_serve_with_redis_url_says_it_is_scaled(
     import uvicorn
 
     served: dict[str, object] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.update(app=app, **kwargs))
+
+    def record(server: uvicorn.Server, sockets: list[object]) -> None:
+        served.update(config=server.config, sockets=sockets)
+        for sock in sockets:
+            sock.close()  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(uvicorn.Server, "run", record)
     monkeypatch.setenv("REDIS_URL", redis_url)
-    status, out, _ = run_cli(capsys, "serve", "--port", "8123")
+    port = _free_port()
+    status, out, _ = run_cli(capsys, "serve", "--port", str(port))
     assert status == 0
     assert "scaled" in out and redis_url in out
-    assert "open http://127.0.0.1:8123/ in a browser" in out
-    assert served["host"] == "127.0.0.1" and served["port"] == 8123 and callable(served["app"])
-    assert served["access_log"] is False  # a log line per request costs CPU; HEADDIV_ACCESS_LOG=1 turns it on
+    assert f"open http://127.0.0.1:{port}/ in a browser" in out
+    config = served["config"]
+    assert isinstance(config, uvicorn.Config)
+    assert config.host == "127.0.0.1" and config.port == port and callable(config.app)
+    assert config.access_log is False  # a log line per request costs CPU; HEADDIV_ACCESS_LOG=1 turns it on
 
 
-def _burst_worker(redis_url: str, *options: str) -> tuple[str, str]:
-    """Run `headdiv worker --burst` on a queue of its own (nobody else's jobs land there): (queue, stdout)."""
+@pytest.mark.parametrize("command", ["serve", "dashboard"])
+def test_a_busy_port_is_one_line_naming_it_and_how_to_choose_another(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    import socket
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("HEADDIV_WARM_UP", "0")
+    monkeypatch.setenv("HEADDIV_WARM_START", "0")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        status, out, err = run_cli(capsys, command, "--host", "127.0.0.1", "--port", str(port))
+    assert status == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"port {port} on 127.0.0.1 is already in use" in lines[0], err
+    assert "--port" in lines[0] and "Traceback" not in err
+    assert "open http" not in out  # no URL printed for a server that never started
+
+
+def _burst_worker(redis_url: str, *options: str, app_queues: bool = False) -> tuple[str, str]:
+    """Run `headdiv worker --burst` on a queue of its own (nobody else's jobs land there): (queue, stdout).
+    With `app_queues`, the queue is the app's (HEADDIV_QUEUE_NAME) and the worker picks its queues from it."""
     queue = f"headdiv-cli-test-{secrets.token_hex(4)}"
-    argv = ["worker", "--burst", *options, "--queue", queue, "--redis-url", redis_url]
+    argv = ["worker", "--burst", *options, *([] if app_queues else ["--queue", queue]), "--redis-url", redis_url]
     result = subprocess.run(
         [sys.executable, "-m", "server.cli", *argv],
         cwd=ROOT,
-        env=_service_env(),
+        env={**_service_env(), "HEADDIV_QUEUE_NAME": queue},
         capture_output=True,
         text=True,
         timeout=120,
@@ -412,6 +458,14 @@ def test_worker_in_burst_mode_drains_an_empty_queue_and_exits(redis_url: str) ->
     assert f"queues {queue}" in out
     # batch work yields the CPU to the API: HEADDIV_WORKER_NICE (10) below the priority it started with
     assert f"nice {min(19, os.nice(0) + 10)}" in out
+
+
+@pytest.mark.redis
+def test_a_worker_takes_small_jobs_first_and_a_fast_lane_worker_only_those(redis_url: str) -> None:
+    queue, out = _burst_worker(redis_url, app_queues=True)
+    assert f"queues {queue}.fast, {queue}, {queue}.low" in out
+    queue, out = _burst_worker(redis_url, "--fast-lane", app_queues=True)
+    assert f"queues {queue}.fast, CPU priority" in out
 
 
 @pytest.mark.redis

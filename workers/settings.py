@@ -36,6 +36,18 @@ class EngineSettings(BaseSettings):
         gt=0,
         description="Cap on replicates*H*queries: the estimates kept for the exact decomposition.",
     )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description="Compute threads of the engine (torch's intra-op threads); None: torch's default.",
+    )
+    first_batch_work: float = Field(
+        4e8,
+        gt=0,
+        description="Work units of the first batch of a multi-cell job (small, so a first result comes soon).",
+    )
+    batch_work: float = Field(2e9, gt=0, description="Work units of the later batches of cells simulated together.")
     chunk_bytes: int = Field(32 << 20, gt=0, description="Memory bound for one chunk of training data and keys.")
     score_bytes: int = Field(
         8 << 20, gt=0, description="Size of one block of attention scores (8 MiB measured best here)."

@@ -6,6 +6,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from dashboard.figures import heatmaps
 from dashboard.figures.theme import (
     COMPONENT_COLORS,
     COMPONENT_LABELS,
@@ -13,6 +14,7 @@ from dashboard.figures.theme import (
     TRUTH_COLOR,
     finite,
     fmt,
+    fmt_se,
     head_color,
     styled,
 )
@@ -38,17 +40,18 @@ def decomposition_bars(result: Result) -> go.Figure:
             y=[finite(r.get(part, 0.0 if part == "covariance" else None)) for _, r in rows],
             name=COMPONENT_LABELS[part],
             marker_color=COMPONENT_COLORS[part],
-            hovertemplate="%{x}<br>" + COMPONENT_LABELS[part] + " = %{y:.4g}<extra></extra>",
+            hovertemplate="%{x}<br>" + COMPONENT_LABELS[part] + " = %{y:.3g}<extra></extra>",
         )
     fig.add_scatter(
         x=names,
         y=[finite(r.get("mse")) for _, r in rows],
         mode="markers+text",
         marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}},
-        text=[fmt(r.get("mse"), 3) for _, r in rows],
+        text=[fmt(r.get("mse"), r.get("mse_se")) for _, r in rows],
         textposition="top center",
+        cliponaxis=False,
         name="MSE",
-        hovertemplate="%{x}<br>MSE = %{y:.4g}<extra></extra>",
+        hovertemplate="%{x}<br>MSE = %{y:.3g}<extra></extra>",
     )
     fig.update_layout(barmode="relative", yaxis_title="error")
     _headroom(fig, [finite(r.get("mse")) for _, r in rows], [finite(r.get("covariance")) for _, r in rows])
@@ -80,7 +83,7 @@ def per_head_mse(result: Result) -> go.Figure:
         fig.add_hline(
             y=mse,
             line={"color": ENSEMBLE_COLOR, "dash": "dash", "width": 2},
-            annotation_text=f"ensemble MSE {fmt(mse, 3)}",
+            annotation_text=f"ensemble MSE {fmt(mse, result.get('mse_se'))}",
             annotation_position="top right",
             annotation_bgcolor="rgba(255,255,255,0.85)",
         )
@@ -118,32 +121,12 @@ def correlation_heatmap(result: Result, which: str = "correlation") -> go.Figure
 
 
 def overlap_heatmap(result: Result) -> go.Figure:
-    """Subspace overlap s_hh' between heads (1 = same subspace, 0 = orthogonal), principal angles on hover."""
-    z = _matrix(result.get("overlap_matrix"))
-    size = len(z)
-    labels = [f"h{h + 1}" for h in range(size)]
-    angles: list[list[str]] = [["same head" if i == j else "" for j in range(size)] for i in range(size)]
-    for item in result.get("principal_angles_deg") or []:
-        pair = item.get("pair") or []
-        if len(pair) != 2 or not all(isinstance(p, int) and 0 <= p < size for p in pair):
-            continue
-        text = ", ".join(fmt(a, 3) + "°" for a in (item.get("angles") or [])[:8])
-        angles[pair[0]][pair[1]] = angles[pair[1]][pair[0]] = text
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=labels,
-            y=labels,
-            zmin=0,
-            zmax=1,
-            colorscale="Viridis",
-            colorbar={"thickness": 12},
-            customdata=angles,
-            hovertemplate="%{y} × %{x}: overlap %{z:.3f}<br>angles: %{customdata}<extra></extra>",
-        )
+    """Subspace overlap s_hh' between the simulated heads, principal angles on hover."""
+    return heatmaps.overlap_heatmap(
+        result.get("overlap_matrix"),
+        result.get("principal_angles_deg"),
+        "Subspace overlap (principal angles on hover)",
     )
-    fig.update_yaxes(autorange="reversed", scaleanchor="x")
-    return styled(fig, "Subspace overlap (principal angles on hover)", height=320, legend=False)
 
 
 def slice_figure(result: Result) -> go.Figure:
@@ -185,11 +168,11 @@ def headline(result: Result) -> dict[str, str]:
     """The numbers of the page header, formatted (em dash where undefined, e.g. HDI for one head)."""
     mse, se = result.get("mse"), result.get("mse_se")
     return {
-        "mse": f"{fmt(mse)} ± {fmt(se, 2)}" if finite(se) is not None else fmt(mse),
-        "hdi": fmt(result.get("hdi"), 3),
-        "effective_heads": fmt(result.get("effective_heads"), 3),
-        "mean_correlation": fmt(result.get("mean_correlation"), 3),
-        "bias2": fmt(result.get("bias2")),
-        "variance": fmt(result.get("variance")),
-        "covariance": fmt(result.get("covariance")),
+        "mse": fmt_se(mse, se),
+        "hdi": fmt(result.get("hdi")),
+        "effective_heads": fmt(result.get("effective_heads")),
+        "mean_correlation": fmt(result.get("mean_correlation")),
+        "bias2": fmt(result.get("bias2"), se),
+        "variance": fmt(result.get("variance"), se),
+        "covariance": fmt(result.get("covariance"), se),
     }

@@ -13,19 +13,12 @@ from dashboard.figures.theme import (
     COMPONENT_LABELS,
     THEORY_COLOR,
     finite,
+    fmt,
     styled,
 )
+from workers.schemas.metrics import SURFACE_METRICS
 
 Result = dict[str, Any]
-METRIC_LABELS: dict[str, str] = {
-    "mse": "MSE",
-    "bias2": "Bias²",
-    "variance": "Variance",
-    "covariance": "Covariance",
-    "mse_se": "MSE standard error",
-    "hdi": "HDI",
-    "effective_heads": "Effective heads",
-}
 
 
 def _axis(result: Result, key: str) -> tuple[str, list[Any]]:
@@ -49,15 +42,15 @@ def surface_heatmap(result: Result, metric: str = "mse") -> go.Figure:
     xp, xv = _axis(result, "x")
     yp, yv = _axis(result, "y")
     z = _grid(result, metric)
-    label = METRIC_LABELS.get(metric, metric)
+    label = SURFACE_METRICS.get(metric, metric)
     fig = go.Figure(
         go.Heatmap(
             z=z,
             x=[_label(v) for v in xv],
             y=[_label(v) for v in yv],
             colorscale="Viridis",
-            colorbar={"title": {"text": label}, "thickness": 12},
-            hovertemplate=f"{xp}=%{{x}}<br>{yp}=%{{y}}<br>{label}=%{{z:.4g}}<extra></extra>",
+            colorbar={"title": {"text": label, "side": "right"}, "thickness": 12},
+            hovertemplate=f"{xp}=%{{x}}<br>{yp}=%{{y}}<br>{label}=%{{z:.3g}}<extra></extra>",
         )
     )
     fig.update_xaxes(title=xp, type="category")
@@ -69,14 +62,14 @@ def surface_3d(result: Result, metric: str = "mse") -> go.Figure:
     """The same grid as a 3-D surface, to see the shape of the valley."""
     xp, xv = _axis(result, "x")
     yp, yv = _axis(result, "y")
-    label = METRIC_LABELS.get(metric, metric)
+    label = SURFACE_METRICS.get(metric, metric)
     fig = go.Figure(
         go.Surface(
             z=_grid(result, metric),
             x=xv,
             y=yv,
             colorscale="Viridis",
-            colorbar={"title": {"text": label}, "thickness": 12},
+            colorbar={"title": {"text": label, "side": "right"}, "thickness": 12},
         )
     )
     fig.update_layout(
@@ -85,30 +78,41 @@ def surface_3d(result: Result, metric: str = "mse") -> go.Figure:
     return styled(fig, f"{label} surface", height=460, legend=False)
 
 
+def _decomposition(fig: go.Figure, x: list[Any], records: list[Result], *, bars: bool, **mse_style: Any) -> None:
+    """Each record's bias², variance and covariance (stacked bars, or thin lines), then its Monte Carlo MSE
+    with ±1 standard error."""
+    for part in ("bias2", "variance", "covariance"):
+        y = [finite(r.get(part)) for r in records]
+        color, name = COMPONENT_COLORS[part], COMPONENT_LABELS[part]
+        if bars:
+            fig.add_bar(x=x, y=y, name=name, marker_color=color, opacity=0.85)
+        else:
+            fig.add_scatter(x=x, y=y, mode="lines", name=name, line={"color": color, "width": 1.5}, opacity=0.8)
+    errors = [finite(r.get("mse_se")) or 0.0 for r in records]
+    fig.add_scatter(
+        x=x,
+        y=[finite(r.get("mse")) for r in records],
+        name="MSE (Monte Carlo)",
+        error_y={"type": "data", "array": errors, "visible": True},
+        **mse_style,
+    )
+
+
 def mse_vs_hdi(result: Result) -> go.Figure:
     """MSE and its parts against HDI over the theta sweep, with the paper's bound (4.4) fitted over it."""
     points = result.get("points") or []
     hdi = [finite(p.get("hdi")) for p in points]
     thetas = [finite(p.get("theta")) for p in points]
     fig = go.Figure()
-    for part in ("bias2", "variance", "covariance"):
-        fig.add_scatter(
-            x=hdi,
-            y=[finite(p.get(part)) for p in points],
-            mode="lines",
-            name=COMPONENT_LABELS[part],
-            line={"color": COMPONENT_COLORS[part], "width": 1.5},
-            opacity=0.8,
-        )
-    fig.add_scatter(
-        x=hdi,
-        y=[finite(p.get("mse")) for p in points],
+    _decomposition(
+        fig,
+        hdi,
+        points,
+        bars=False,
         mode="lines+markers",
-        name="MSE (Monte Carlo)",
         line={"color": COMPONENT_COLORS["mse"], "width": 3},
-        error_y={"type": "data", "array": [finite(p.get("mse_se")) or 0.0 for p in points], "visible": True},
         customdata=thetas,
-        hovertemplate="θ = %{customdata}°<br>HDI = %{x:.3f}<br>MSE = %{y:.4g}<extra></extra>",
+        hovertemplate="θ = %{customdata}°<br>HDI = %{x:.3f}<br>MSE = %{y:.3g}<extra></extra>",
     )
     bound = result.get("bound") or {}
     if bound.get("values"):
@@ -149,22 +153,7 @@ def architecture_mse(result: Result) -> go.Figure:
     cands = result.get("candidates") or []
     labels = [f"{c.get('H')}×{c.get('d_k')}" for c in cands]
     fig = go.Figure()
-    for part in ("bias2", "variance", "covariance"):
-        fig.add_bar(
-            x=labels,
-            y=[finite(c.get(part)) for c in cands],
-            name=COMPONENT_LABELS[part],
-            marker_color=COMPONENT_COLORS[part],
-            opacity=0.85,
-        )
-    fig.add_scatter(
-        x=labels,
-        y=[finite(c.get("mse")) for c in cands],
-        mode="markers",
-        name="MSE (Monte Carlo)",
-        marker={"color": COMPONENT_COLORS["mse"], "size": 9},
-        error_y={"type": "data", "array": [finite(c.get("mse_se")) or 0.0 for c in cands]},
-    )
+    _decomposition(fig, labels, cands, bars=True, mode="markers", marker={"color": COMPONENT_COLORS["mse"], "size": 9})
     theory = result.get("theory") or {}
     tc = {(c.get("H"), c.get("d_k")): c.get("mse") for c in theory.get("candidates") or []}
     if tc:
@@ -172,7 +161,7 @@ def architecture_mse(result: Result) -> go.Figure:
             x=labels,
             y=[finite(tc.get((c.get("H"), c.get("d_k")))) for c in cands],
             mode="lines+markers",
-            name=f"theory c₁d_k⁻² + c₂d_k^(d_k/2+1)/(nD)  (c₁={theory.get('c1', 0):.3g}, c₂={theory.get('c2', 0):.3g})",
+            name="theory, fitted (formula below)",
             line={"color": THEORY_COLOR, "dash": "dash", "width": 2.5},
         )
     best = result.get("best") or {}
@@ -203,49 +192,67 @@ def architecture_mse(result: Result) -> go.Figure:
                 ay=40,
             )
     fig.update_layout(barmode="relative", xaxis_title="split H × d_k", yaxis_title="error")
+    fig.update_yaxes(rangemode="nonnegative")  # errors are never negative: the axis starts at 0
     return styled(fig, f"Every split of the budget D = {result.get('budget', '?')}", height=400)
+
+
+def architecture_formula(result: Result) -> str:
+    """The fitted curve as MathJax, with its constants, and why no optimum is claimed when the fit is degenerate."""
+    theory = result.get("theory") or {}
+    c0, c1, c2 = (_tex(fmt(theory.get(k))) for k in ("c0", "c1", "c2"))
+    text = (
+        "Theory fitted to the Monte Carlo: "
+        r"$\mathrm{MSE}(d_k) \approx c_0 + c_1\, d_k^{-2} + c_2\, \dfrac{d_k^{d_k/2+1}}{nD}$ "
+        f"with $c_0 = {c0}$ (the floor no split removes), $c_1 = {c1}$, $c_2 = {c2}$."
+    )
+    why = theory.get("degenerate")
+    if why:
+        text += f" **The fit is degenerate** ({why}), so no theoretical optimum is marked."
+    return text
+
+
+def _tex(shown: str) -> str:
+    """A number as `fmt` shows it, in TeX: 1.90e-22 becomes 1.90 \\times 10^{-22}."""
+    if "e" not in shown:
+        return shown
+    mantissa, exponent = shown.split("e", 1)
+    return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
 def theory_curves(theory: Result) -> go.Figure:
     """The closed-form optimum: d_k*(n) beside the paper's stated rate, and H*(D)."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("d_k* against n", "H* against the budget D"))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("d_k* against n", "H* against D"))
     dk = theory.get("dk_star_vs_n") or {}
-    fig.add_scatter(
-        x=dk.get("n") or [],
-        y=[finite(v) for v in dk.get("d_k") or []],
-        mode="lines+markers",
-        name="d_k* (minimiser of the stated objective)",
-        line={"color": THEORY_COLOR, "shape": "hv"},
-        row=1,
-        col=1,
-    )
-    if dk.get("stated_rate"):
-        fig.add_scatter(
-            x=dk.get("n") or [],
-            y=[finite(v) for v in dk["stated_rate"]],
-            mode="lines",
-            name="stated rate (log n)^(2/(4+d)), reference",
-            line={"color": "#adb5bd", "dash": "dot"},
-            row=1,
-            col=1,
-        )
     hs = theory.get("h_star_vs_budget") or {}
-    fig.add_scatter(
-        x=hs.get("budget") or [],
-        y=[finite(v) for v in hs.get("H") or []],
-        mode="lines+markers",
-        name="H*",
-        line={"color": BEST_COLOR, "shape": "hv"},
-        row=1,
-        col=2,
-    )
-    fig.update_xaxes(type="log", title_text="n", row=1, col=1)
-    fig.update_xaxes(type="log", title_text="D", row=1, col=2)
+    curves = [
+        (
+            1,
+            dk.get("n"),
+            dk.get("d_k"),
+            "d_k* (minimiser of the stated objective)",
+            {"color": THEORY_COLOR, "shape": "hv"},
+        ),
+        (
+            1,
+            dk.get("n"),
+            dk.get("stated_rate"),
+            "stated rate (log n)^(2/(4+d)), reference",
+            {"color": "#adb5bd", "dash": "dot"},
+        ),
+        (2, hs.get("budget"), hs.get("H"), "H*", {"color": BEST_COLOR, "shape": "hv"}),
+    ]
+    for col, x, y, name, line in curves:
+        if y:
+            mode = "lines" if "dash" in line else "lines+markers"
+            fig.add_scatter(x=x or [], y=[finite(v) for v in y], mode=mode, name=name, line=line, row=1, col=col)
+    fig.update_xaxes(type="log", dtick=2, title_text="n", row=1, col=1)  # every 100x: labels never crowd
+    fig.update_xaxes(type="log", dtick=1, title_text="D", row=1, col=2)
     fig.update_yaxes(title_text="d_k*", row=1, col=1)
     fig.update_yaxes(title_text="H*", row=1, col=2)
     styled(fig, "Closed-form optimum of the paper's objective", height=400)
     fig.update_layout(
-        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0.0, "xanchor": "left"},
-        margin={"t": 60, "b": 90},
+        # below the axis titles, anchored to the figure's bottom (assets/fit_charts.js makes room if it wraps)
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0, "x": 0.0, "xanchor": "left"},
+        margin={"t": 60, "b": 96},
     )
     return fig

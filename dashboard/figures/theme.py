@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 COMPONENT_COLORS: dict[str, str] = {
     "bias2": "#d1495b",
@@ -46,10 +47,21 @@ def head_color(h: int) -> str:
     return HEAD_COLORS[h % len(HEAD_COLORS)]
 
 
+def _template() -> go.layout.Template:
+    """Plotly's `plotly_white`, cut to its layout and the trace types the charts draw: the whole template
+    (defaults for every trace type) cost 50-100 ms to validate per figure, most of a redraw."""
+    white = pio.templates["plotly_white"]
+    kinds = ("bar", "box", "heatmap", "histogram", "scatter", "surface")
+    return go.layout.Template(layout=white.layout, data={k: getattr(white.data, k) for k in kinds})
+
+
+TEMPLATE = _template()
+
+
 def styled(fig: go.Figure, title: str, *, height: int = 320, legend: bool = True) -> go.Figure:
     """Apply the house style: white background, light grid, title top-left, legend on top."""
     fig.update_layout(
-        template="plotly_white",
+        template=TEMPLATE,
         title={
             "text": title,
             "x": 0.01,
@@ -93,11 +105,54 @@ def finite(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def fmt(x: Any, digits: int = 4) -> str:
-    """A headline number, or an em dash when it is missing or not finite."""
+SIGNIFICANT = 3
+"""Significant digits of a number shown without a standard error (an exact quantity, or one whose error
+the result does not carry)."""
+SE_DIGITS = 2
+"""Significant digits of a standard error; its estimate is shown to the same last decimal place."""
+
+
+def _decimals(se: float) -> int:
+    """Decimal places that show `se` with `SE_DIGITS` significant digits (negative: tens, hundreds...)."""
+    return SE_DIGITS - 1 - math.floor(math.log10(se))
+
+
+def _at_decimals(v: float, decimals: int) -> str:
+    if 1e-3 <= abs(v) < 1e5 and 0 <= decimals <= 8:
+        return f"{v:.{decimals}f}"
+    exponent = math.floor(math.log10(abs(v))) if v != 0 else 0
+    digits = max(exponent + decimals, 0)
+    return f"{v:.{digits}e}"
+
+
+def fmt(x: Any, se: Any = None) -> str:
+    """The dashboard's one rule for showing a number (headline, bar labels, legends, notes, tables).
+
+    With a standard error `se`, the number is shown to the precision its error supports: the error's
+    first `SE_DIGITS` significant digits fix the last decimal place. Without one, `SIGNIFICANT`
+    significant digits, trailing zeros kept (0.410 beside 0.404), except for a value that is exact in
+    fewer digits (0.75, 1, 0). Missing, NaN or infinite: an em dash.
+    """
     v = finite(x)
     if v is None:
         return "—"
-    if v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e5):
-        return f"{v:.{max(digits - 1, 1)}e}"
-    return f"{v:.{digits}g}"
+    s = finite(se)
+    if s is not None and s > 0 and v != 0:
+        return _at_decimals(v, _decimals(s))
+    if v == 0:
+        return "0"
+    short = f"{v:.{SIGNIFICANT}g}"
+    if abs(float(short) - v) <= 1e-9 * abs(v):
+        return short
+    out = f"{v:#.{SIGNIFICANT}g}"
+    return out[:-1] if out.endswith(".") else out
+
+
+def fmt_se(x: Any, se: Any) -> str:
+    """An estimate with its standard error, both to the estimate's supported precision: `0.412 ± 0.013`."""
+    s = finite(se)
+    if s is None or s <= 0 or finite(x) is None:
+        return fmt(x)
+    d = _decimals(s)
+    err = f"{s:.{d}f}" if 0 <= d <= 8 else f"{s:.{SE_DIGITS - 1}e}"
+    return f"{fmt(x, s)} ± {err}"

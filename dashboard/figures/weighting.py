@@ -1,4 +1,8 @@
-"""Charts of the weighting schemes (MODEL.md section 5), all from one simulation result."""
+"""Charts of the weighting schemes (docs/model.md section 5), all from one simulation result.
+
+The schemes and their labels come from the registry (`workers.schemas.weightings`): a scheme added
+there appears here without a change.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,11 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard.figures.theme import COMPONENT_COLORS, COMPONENT_LABELS, ENSEMBLE_COLOR, finite, fmt, head_color, styled
+from workers.schemas.weightings import WEIGHTINGS
 
 Result = dict[str, Any]
-SCHEMES: tuple[str, ...] = ("uniform", "geometric", "fibonacci", "optimal", "maw")
-SCHEME_LABELS: dict[str, str] = {
-    "uniform": "uniform",
-    "geometric": "geometric (ρ)",
-    "fibonacci": "Fibonacci",
-    "optimal": "optimal",
-    "maw": "MAW gating (β)",
-}
+SCHEMES: tuple[str, ...] = WEIGHTINGS.names
+SCHEME_LABELS: dict[str, str] = {w.name: w.label for w in WEIGHTINGS}
 
 
 def scheme_bars(result: Result) -> go.Figure:
@@ -38,8 +37,9 @@ def scheme_bars(result: Result) -> go.Figure:
         y=mses,
         mode="markers+text",
         name="MSE",
-        text=[fmt(m, 3) for m in mses],
+        text=[fmt(m, w[s].get("mse_se")) for m, s in zip(mses, present, strict=True)],
         textposition="top center",
+        cliponaxis=False,
         marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}},
     )
     finite_mses = [(m, lab) for m, lab in zip(mses, labels, strict=True) if m is not None]
@@ -78,7 +78,7 @@ def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
         fig.add_vline(
             x=best,
             line={"color": "#2a9d8f", "dash": "dash"},
-            annotation_text=f"best ρ = {fmt(best, 2)}",
+            annotation_text=f"best ρ = {fmt(best)}",
             annotation_position="bottom right",
         )
     chosen = finite(rho)
@@ -86,7 +86,7 @@ def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
         fig.add_vline(
             x=chosen,
             line={"color": COMPONENT_COLORS["bias2"], "width": 2},
-            annotation_text=f"your ρ = {fmt(chosen, 2)}",
+            annotation_text=f"your ρ = {fmt(chosen)}",
             annotation_position="top right",
         )
     fig.update_layout(xaxis_title="ρ (ratio of successive weights)", yaxis_title="MSE")

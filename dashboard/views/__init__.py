@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from dashboard.views import architecture, diversity, ensemble, foundations, models, surfaces, weighting
+from dashboard.views import (
+    architecture,
+    covariance,
+    diversity,
+    ensemble,
+    foundations,
+    models,
+    surfaces,
+    training,
+    weighting,
+)
 from dashboard.views.base import View
 
 VIEWS: list[View] = [
@@ -11,8 +21,10 @@ VIEWS: list[View] = [
     diversity.VIEW,
     architecture.VIEW,
     weighting.VIEW,
+    training.VIEW,
     foundations.VIEW,
     models.VIEW,
+    covariance.VIEW,
 ]
 
 __all__ = ["VIEWS", "View"]

@@ -4,95 +4,76 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, State, html, no_update
+from dash import Dash, Output, dcc, html
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient, ApiError
-from dashboard.components import chart_id, control, explanation, export_bar, graph, job_status, number_input
+from dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
 from dashboard.figures import sweeps as figs
 from dashboard.figures.theme import empty_figure
-from dashboard.jobs import register_exports, register_job
+from dashboard.jobs import draw_result
 from dashboard.state import Param
 from dashboard.state import State as PageState
-from dashboard.views.base import STATE_STORE, View
+from dashboard.views.base import View, ViewJob
+from workers.schemas.geometries import GEOMETRIES
 from workers.schemas.requests import MAX_BUDGET
 
 
 def architecture_request(state: PageState) -> tuple[str, dict[str, Any]]:
+    """Every split of the budget, on the sidebar's scenario (equiangular heads if its geometry cannot follow H)."""
     base = {k: v for k, v in state.scenario().items() if k not in ("H", "d_k", "tilts")}
-    if base.get("geometry") == "tilted":
+    if not GEOMETRIES[base["geometry"]].follows_heads:
         base["geometry"] = "equiangular"
     return "/architectures", {"base": base, "budget": state.get("budget", 32)}
 
 
 def layout(state: PageState) -> Component:
-    return html.Div(
+    return view_page(
         [
             html.Div(
-                [
-                    html.Div(
-                        control(
-                            "budget D = H × d_k",
-                            number_input("arch-budget", state.get("budget", 32), low=1, high=MAX_BUDGET),
-                            "budget",
-                            "Total head dimension shared by every split.",
-                        ),
-                        className="view-controls",
-                    ),
-                    job_status("arch"),
-                    html.Div([graph("arch-mse", "open this tab to compare the splits")], className="chart-row one"),
-                    html.Div(
-                        [graph("arch-theory", "the closed-form curves follow the Monte Carlo")],
-                        className="chart-row one",
-                    ),
-                    html.Div(id="arch-theory-error", className="job-status error"),
-                    export_bar("arch"),
-                ],
-                className="charts",
+                control(
+                    "budget D = H × d_k",
+                    number_input("arch-budget", state.get("budget", 32), low=1, high=MAX_BUDGET),
+                    "budget",
+                    "Total head dimension shared by every split.",
+                ),
+                className="view-controls",
             ),
-            explanation("architecture"),
+            job_status("arch"),
+            html.Div([graph("arch-mse", "open this tab to compare the splits")], className="chart-row one"),
+            dcc.Markdown(id="arch-formula", mathjax=True, className="formula"),
+            html.Div(
+                [graph("arch-theory", "the closed-form curves follow the Monte Carlo")], className="chart-row one"
+            ),
+            html.Div(id="arch-theory-error", className="job-status error"),
+            export_bar("arch"),
         ],
-        className="view-grid",
+        "architecture",
     )
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    register_job(
-        app,
-        client,
-        "arch",
-        architecture_request,
-        bodies=["architecture-body"],
-        view_id="architecture",
-        wait=1.0,
-        cancellable=True,
-    )
-    register_exports(app, client, "arch", architecture_request, "architecture")
-
-    @app.callback(
-        Output(chart_id("arch-mse"), "figure"),
-        Output(chart_id("arch-theory"), "figure"),
-        Output("arch-theory-error", "children"),
-        Input("arch-result", "data"),
-        State(STATE_STORE, "data"),
-    )
-    def _figures(data: Any, state: Any) -> Any:
-        result = (data or {}).get("result")
-        if not result:
-            return no_update, no_update, no_update
+    def figures(result: dict[str, Any]) -> tuple[Any, ...]:
+        candidates = result.get("candidates") or []
+        if not any(c.get("mse") is not None for c in candidates):  # a partial result with no split yet
+            return figs.architecture_mse(result), empty_figure("the curves follow the first splits"), ""
         theory = result.get("theory") or {}
         params = {
             "budget": result.get("budget"),
             "c1": theory.get("c1", 1.0),
             "c2": theory.get("c2", 1.0),
-            "n": (state or {}).get("n", 256),
+            "n": (result.get("base") or {}).get("n", 256),
         }
         try:
             curves = figs.theory_curves(client.get("/theory/architecture", params=params))
             error = ""
         except ApiError as exc:
             curves, error = empty_figure("theory curves unavailable"), f"theory curves: {exc.message}"
-        return figs.architecture_mse(result), curves, error
+        return figs.architecture_mse(result), curves, error, figs.architecture_formula(result)
+
+    charts = [Output(chart_id(name), "figure") for name in ("arch-mse", "arch-theory")]
+    outputs = [*charts, Output("arch-theory-error", "children"), Output("arch-formula", "children")]
+    draw_result(app, "arch-result", outputs, figures)
 
 
 VIEW = View(
@@ -106,4 +87,9 @@ VIEW = View(
         )
     ],
     description="Many small heads or a few big ones? Every split of a fixed budget, measured and predicted.",
+    jobs=(ViewJob("arch", architecture_request, "architecture"),),
+    ignores={
+        "H": "every split H × d_k of the budget is computed",
+        "d_k": "every split H × d_k of the budget is computed",
+    },
 )

@@ -1,4 +1,4 @@
-"""The interface every dashboard view implements (the issue-6 views follow it too).
+"""The interface every dashboard view implements.
 
 A view is a tab of the dashboard. It contributes three things and nothing else:
 
@@ -9,27 +9,30 @@ A view is a tab of the dashboard. It contributes three things and nothing else:
   `dcc.Store` with id `STATE_STORE` (never the raw URL) and talk to the API only through `client`;
 - `url_params`: the view's own URL parameters (`Param`s whose `component` ids live in its layout); the
   registry in `dashboard/state.py` merges them with the scenario keys and the global flags, and
-  rejects duplicate names at start-up.
+  rejects duplicate names at start-up;
+- `shows_simulation`: whether it draws the page's simulation (the store `SIM_RESULT_STORE`), so its
+  body is dimmed while that simulation runs.
 
 Keeping views behind this small surface is why a view can be added, removed or tested alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dash import Dash
 from dash.development.base_component import Component
 
-from dashboard.ids import SIM_RESULT_STORE, STATE_STORE, TAB_PARAM
+from dashboard.ids import SIM_RESULT_STORE, STATE_STORE
+from dashboard.jobs import Request, ViewJob
 from dashboard.state import Param, State
 
 if TYPE_CHECKING:
     from dashboard.api_client import ApiClient
 
-__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "TAB_PARAM", "Param", "State", "View"]
+__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Param", "Request", "State", "View", "ViewJob"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,10 @@ class View:
     url_params: list[Param] = field(default_factory=list)
     description: str = ""
     """One line shown under the tab bar (what the view is for)."""
+    shows_simulation: bool = False
+    """True when the view draws the page's simulation result (its body dims while that runs)."""
+    jobs: tuple[ViewJob, ...] = ()
+    """The jobs the view runs while it is shown."""
+    ignores: Mapping[str, str] = field(default_factory=dict)
+    """Scenario keys the view does not use, each with the one line shown beside its control, which the
+    app disables while the view is shown (a control that silently does nothing misleads)."""

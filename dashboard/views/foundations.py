@@ -1,39 +1,35 @@
-"""Foundations view: the background seeds' four lessons, each a few sliders, a figure and its formula.
+"""Foundations view: the background lessons, each a few controls, a figure and its formula.
 
-1. why scores are divided by sqrt(d_k) (seeds 002, 003); 2. softmax as a Boltzmann distribution
-(seed 003); 3. attention entropy against the number of heads (seed 002); 4. the head budget (seed 001).
-Every control is a URL parameter (declared below through the registry), so a lesson with its settings
-is a link. The numbers come from `GET /api/v1/foundations/...`; bounds are read from the same pydantic
-query models the API validates with, so a slider can never ask for what the API refuses.
+1. why scores are divided by sqrt(d_k); 2. softmax as a Boltzmann distribution; 3. attention entropy
+against the number of heads; 4. the head budget. Every control is a URL parameter (declared below
+through the registry), so a lesson with its settings is a link. The numbers come from
+`GET /api/v1/foundations/...`; bounds are read from the same query models the API validates with
+(`workers.schemas.lessons`), so a control can never ask for what the API refuses. Charts live in
+`dashboard/figures/foundations.py`, the explanations in `dashboard/explanations/lesson-*.md`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-import annotated_types
-import plotly.graph_objects as go
 from dash import Dash, Input, Output, State, dcc, html, no_update
 from dash.development.base_component import Component
 from pydantic import BaseModel
 
 from dashboard.api_client import ApiClient, ApiError
-from dashboard.components import chart_id, control, graph, number_input
-from dashboard.figures.theme import (
-    COMPONENT_COLORS,
-    THEORY_COLOR,
-    empty_figure,
-    finite,
-    fmt,
-    head_color,
-    styled,
-)
-from dashboard.state import Param
+from dashboard.components import chart_id, control, download_bar, explanation, graph, log_scale, number_input
+from dashboard.figures import foundations as figs
+from dashboard.figures.theme import empty_figure
+from dashboard.ids import view_state
+from dashboard.jobs import register_exports
+from dashboard.state import Param, checkbox
 from dashboard.state import State as PageState
-from dashboard.views.base import STATE_STORE, View
-from workers.engine.foundations import (
+from dashboard.views.base import View
+from workers.schemas.fields import field_bounds
+from workers.schemas.lessons import (
     MAX_ENTROPY_WEIGHTS,
     MAX_ENTROPY_WORK,
     MAX_SCALING_WORK,
@@ -48,24 +44,14 @@ VIEW_ID = "foundations"
 Result = dict[str, Any]
 
 
-def bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:
-    """(ge, le) of a field of a query model: the API's own bounds, never copied by hand."""
-    lo = hi = None
-    for m in model.model_fields[name].metadata:
-        if isinstance(m, annotated_types.Ge):
-            lo = float(m.ge)  # type: ignore[arg-type]
-        elif isinstance(m, annotated_types.Le):
-            hi = float(m.le)  # type: ignore[arg-type]
-    return lo, hi
-
-
 def _default(model: type[BaseModel], name: str) -> Any:
     return model.model_fields[name].get_default(call_default_factory=True)
 
 
-def _int_param(name: str, model: type[BaseModel], field: str, component: str, help_text: str, **kw: Any) -> Param:
-    lo, hi = bounds(model, field)
-    return Param(name, "int", _default(model, field), component=component, lo=lo, hi=hi, help=help_text, **kw)
+def _int_param(name: str, model: type[BaseModel], field: str, component: str, help_text: str) -> Param:
+    """A whole-number lesson parameter with the query model's own default and bounds."""
+    b = field_bounds(model.model_fields[field])
+    return Param(name, "int", _default(model, field), component=component, lo=b.lo, hi=b.hi, help=help_text)
 
 
 def _log10_slider(default: float) -> dict[str, Any]:
@@ -80,7 +66,7 @@ def _heads_from_component(raw: Any) -> list[float]:
     return [float(h) for h in (raw or [])]
 
 
-_T_LO, _T_HI = bounds(SoftmaxQuery, "temperature")
+_T = field_bounds(SoftmaxQuery.model_fields["temperature"])
 URL_PARAMS: list[Param] = [
     _int_param("sc_dk", ScalingQuery, "d_k", "fd-sc-dk", "Scaling lesson: head dimension d_k."),
     _int_param("sc_n", ScalingQuery, "samples", "fd-sc-n", "Scaling lesson: random (query, key) pairs."),
@@ -98,8 +84,8 @@ URL_PARAMS: list[Param] = [
         "float",
         1.0,
         component="fd-sm-t",
-        lo=_T_LO,
-        hi=_T_HI,
+        lo=_T.lo,
+        hi=_T.hi,
         help="Softmax lesson: temperature T.",
         **_log10_slider(1.0),
     ),
@@ -115,56 +101,13 @@ URL_PARAMS: list[Param] = [
         from_component=_heads_from_component,
         help="Entropy lesson: head counts H compared.",
     ),
-    Param(
-        "en_scaled",
-        "bool",
-        True,
-        component="fd-en-scaled",
-        to_component=lambda v: ["on"] if v else [],
-        from_component=lambda c: bool(c),
-        help="Entropy lesson: divide scores by sqrt(d_k).",
-    ),
+    checkbox("en_scaled", True, "fd-en-scaled", "Entropy lesson: divide scores by sqrt(d_k)."),
     _int_param("bu_d", BudgetQuery, "d_model", "fd-bu-d", "Budget lesson: d_model."),
-    Param(
-        "bu_H",
-        "int",
-        _default(BudgetQuery, "H"),
-        component="fd-bu-h",
-        lo=1,
-        hi=4096,
-        help="Budget lesson: number of heads (must divide d_model).",
-    ),
+    _int_param("bu_H", BudgetQuery, "H", "fd-bu-h", "Budget lesson: number of heads (must divide d_model)."),
     _int_param("bu_len", BudgetQuery, "seq_len", "fd-bu-len", "Budget lesson: sequence length n."),
 ]
 
 HEAD_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-
-EXPLAIN_SCALING = r"""
-**Why divide by $\sqrt{d_k}$.** For a query and a key with independent unit-variance entries,
-$q\cdot k=\sum_{i=1}^{d_k} q_i k_i$ is a sum of $d_k$ independent terms of variance 1, so
-$\operatorname{Var}(q\cdot k)=d_k$ and $\operatorname{Var}\big(q\cdot k/\sqrt{d_k}\big)=1$ whatever $d_k$.
-Unscaled, wide heads would feed the softmax ever larger scores and saturate it. The cosine
-$q\cdot k/(\lVert q\rVert\lVert k\rVert)$ has variance $1/d_k$: random vectors in many dimensions are
-nearly orthogonal.
-"""
-EXPLAIN_SOFTMAX = r"""
-**Softmax is a Boltzmann distribution.** With energies $E_i=-s_i$ and temperature $T$,
-$p_i = e^{s_i/T}/Z$, $Z=\sum_j e^{s_j/T}$. Its entropy $S=-\sum_i p_i\log p_i$ rises from $\log m$
-($m$ tied maxima; 0 for a unique arg-max) as $T\to 0$ to $\log n$ (uniform) as $T\to\infty$; the free
-energy $F=-T\log Z=\langle E\rangle - T S$. Scaling by $\sqrt{d_k}$ is a temperature.
-"""
-EXPLAIN_ENTROPY = r"""
-**Entropy against the number of heads.** At fixed $d_{\text{model}}$, $H$ heads of
-$d_k=d_{\text{model}}/H$ split the same random projections. Scaled scores keep variance 1, so the
-*mean* entropy barely moves, but each head's $\lVert q\rVert^2/d_k$ fluctuates more when $d_k$ is small:
-the *spread* across heads grows with $H$ (some sharp, some diffuse). Unscaled, wide heads are sharp.
-"""
-EXPLAIN_BUDGET = r"""
-**The head budget.** $W_Q,W_K,W_V,W_O$ are each $d_{\text{model}}\times d_{\text{model}}$:
-$4d_{\text{model}}^2 + 4d_{\text{model}}$ parameters however many heads share them. FLOPs:
-$8nd^2$ for the projections, $2n^2d$ for the scores, $2n^2d$ for the weighted sum, $\approx 3Hn^2$ for
-the softmax; the $H$ attention matrices hold $Hn^2$ numbers - quadratic in the sequence length $n$.
-"""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -204,228 +147,22 @@ def budget_params(st: PageState) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Figures (pure: result dict in, figure out)
-# ---------------------------------------------------------------------------------------------------
-
-
-def scaling_histograms(r: Result) -> go.Figure:
-    fig = go.Figure()
-    for part, color, name in (
-        ("unscaled", COMPONENT_COLORS["bias2"], "q·k"),
-        ("scaled", COMPONENT_COLORS["variance"], "q·k / √d_k"),
-    ):
-        h = r[part]["histogram"]
-        fig.add_bar(
-            x=h["centers"],
-            y=h["density"],
-            name=f"{name} (var {fmt(r[part]['variance'], 3)})",
-            marker_color=color,
-            opacity=0.55,
-        )
-        fig.add_scatter(
-            x=h["centers"],
-            y=h["normal_pdf"],
-            mode="lines",
-            line={"color": color, "dash": "dot"},
-            name=f"N(0, {fmt(r[part]['theory_variance'], 3)})",
-        )
-    fig.update_layout(barmode="overlay", bargap=0)
-    fig.update_xaxes(title="score")
-    fig.update_yaxes(title="density")
-    return styled(fig, f"Dot products at d_k = {r['d_k']}: variance d_k unscaled, 1 scaled", height=340)
-
-
-def cosine_curve(r: Result) -> go.Figure:
-    c = r["cosine"]["curve"]
-    fig = go.Figure()
-    fig.add_scatter(x=c["d_k"], y=c["q95"], mode="lines", line={"width": 0}, showlegend=False, hoverinfo="skip")
-    fig.add_scatter(
-        x=c["d_k"],
-        y=c["q05"],
-        mode="lines",
-        line={"width": 0},
-        fill="tonexty",
-        fillcolor="rgba(46,134,171,0.18)",
-        name="5–95% of cosines",
-    )
-    fig.add_scatter(
-        x=c["d_k"], y=c["std"], mode="lines+markers", name="sd of cosine", line={"color": COMPONENT_COLORS["variance"]}
-    )
-    fig.add_scatter(
-        x=c["d_k"], y=c["theory_std"], mode="lines", name="1/√d_k", line={"color": THEORY_COLOR, "dash": "dash"}
-    )
-    fig.add_vline(x=r["d_k"], line={"color": "#999", "dash": "dot"})
-    fig.update_xaxes(title="d_k", type="log")
-    fig.update_yaxes(title="cosine similarity")
-    return styled(fig, "Random vectors become orthogonal as d_k grows", height=340)
-
-
-def softmax_figure(r: Result) -> go.Figure:
-    idx = [f"s{i + 1}={fmt(s, 3)}" for i, s in enumerate(r["scores"])]
-    fig = go.Figure()
-    fig.add_bar(
-        x=idx, y=r["weights"], name=f"p at T = {fmt(r['temperature'], 3)}", marker_color=COMPONENT_COLORS["variance"]
-    )
-    fig.add_scatter(
-        x=idx,
-        y=r["limits"]["uniform"],
-        mode="markers",
-        name="T → ∞ (uniform)",
-        marker={"symbol": "line-ew-open", "size": 18, "color": THEORY_COLOR},
-    )
-    fig.add_scatter(
-        x=idx,
-        y=r["limits"]["argmax"],
-        mode="markers",
-        name="T → 0 (arg-max)",
-        marker={"symbol": "x-thin-open", "size": 10, "color": COMPONENT_COLORS["bias2"]},
-    )
-    fig.update_yaxes(title="weight p_i", range=[0, 1.05])
-    return styled(
-        fig,
-        f"Boltzmann weights: entropy {fmt(r['entropy'], 3)} of at most log n = {fmt(r['max_entropy'], 3)}",
-        height=340,
-    )
-
-
-def entropy_temperature_figure(r: Result) -> go.Figure:
-    c = r["curve"]
-    fig = go.Figure()
-    fig.add_scatter(
-        x=c["temperature"], y=c["entropy"], mode="lines", name="entropy S(T)", line={"color": COMPONENT_COLORS["mse"]}
-    )
-    fig.add_hline(y=r["max_entropy"], line={"color": THEORY_COLOR, "dash": "dash"}, annotation_text="log n")
-    fig.add_hline(
-        y=r["argmax_entropy"],
-        line={"color": COMPONENT_COLORS["bias2"], "dash": "dot"},
-        annotation_text="log m (arg-max set)",
-        annotation_position="bottom right",
-    )
-    fig.add_scatter(
-        x=[r["temperature"]],
-        y=[r["entropy"]],
-        mode="markers",
-        name="this T",
-        marker={"size": 11, "color": COMPONENT_COLORS["variance"]},
-    )
-    fig.update_xaxes(title="temperature T", type="log")
-    fig.update_yaxes(title="entropy (nats)")
-    return styled(fig, "From arg-max to uniform as T grows", height=340)
-
-
-def entropy_heads_figure(r: Result) -> go.Figure:
-    fig = go.Figure()
-    for i, p in enumerate(r["points"]):
-        fig.add_box(
-            y=p["head_entropies"],
-            name=f"H={p['H']}",
-            marker_color=head_color(i),
-            boxpoints="outliers",
-            showlegend=False,
-        )
-    fig.add_scatter(
-        x=[f"H={p['H']}" for p in r["points"]],
-        y=[p["mean"] for p in r["points"]],
-        mode="lines+markers",
-        name="mean over heads",
-        line={"color": COMPONENT_COLORS["mse"]},
-    )
-    fig.add_hline(y=r["max_entropy"], line={"color": THEORY_COLOR, "dash": "dash"}, annotation_text="log n")
-    fig.update_yaxes(title="mean attention entropy of a head (nats)")
-    scaled = "scaled" if r["scaled"] else "unscaled"
-    return styled(fig, f"Entropy per head, d_model = {r['d_model']}, n = {r['seq_len']} ({scaled} scores)", height=360)
-
-
-def budget_figure(r: Result) -> go.Figure:
-    rows = r["by_length"]
-    n = [row["seq_len"] for row in rows]
-    fig = go.Figure()
-    fig.add_scatter(
-        x=n,
-        y=[row["flops"] for row in rows],
-        mode="lines+markers",
-        name="FLOPs",
-        line={"color": COMPONENT_COLORS["mse"]},
-    )
-    fig.add_scatter(
-        x=n,
-        y=[row["attention_bytes"] for row in rows],
-        mode="lines+markers",
-        name="attention matrices (bytes)",
-        line={"color": COMPONENT_COLORS["bias2"]},
-    )
-    fig.add_scatter(
-        x=n,
-        y=[row["params"] for row in rows],
-        mode="lines",
-        name="parameters (constant)",
-        line={"color": THEORY_COLOR, "dash": "dash"},
-    )
-    fig.add_vline(x=r["chosen"]["seq_len"], line={"color": "#999", "dash": "dot"})
-    fig.update_xaxes(title="sequence length n", type="log")
-    fig.update_yaxes(title="count", type="log", exponentformat="power")
-    return styled(fig, f"Cost against n at d_model = {r['chosen']['d_model']}, H = {r['chosen']['H']}", height=340)
-
-
-def _human(x: Any) -> str:
-    v = finite(x)
-    if v is None:
-        return "—"
-    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(v) >= size:
-            return f"{v / size:.3g}{unit}"
-    return f"{v:.4g}"
-
-
-def budget_table(r: Result) -> Component:
-    """Every H dividing d_model at the chosen n: the parameter column never changes, the last two do."""
-    cell = {"padding": "3px 10px", "textAlign": "right", "borderBottom": "1px solid #e5e7eb"}
-    header = html.Tr(
-        [
-            html.Th(t, style={**cell, "fontWeight": 600})
-            for t in ("H", "d_k", "parameters", "Q,K,V per head", "FLOPs", "attention bytes")
-        ]
-    )
-    body = [
-        html.Tr(
-            [
-                html.Td(row["H"], style=cell),
-                html.Td(row["d_k"], style=cell),
-                html.Td(f"{row['params']:,}", style=cell),
-                html.Td(f"{row['params_per_head']:,}", style=cell),
-                html.Td(_human(row["flops"]), style=cell),
-                html.Td(_human(row["attention_bytes"]), style=cell),
-            ],
-            style={"fontWeight": 700, "background": "#eef4fb"} if row["H"] == r["chosen"]["H"] else None,
-        )
-        for row in r["by_heads"]
-    ]
-    caption = html.Caption(
-        f"Every H dividing d_model = {r['chosen']['d_model']} at n = {r['chosen']['seq_len']}: "
-        f"parameters {r['params_formula']} whatever H",
-        style={"captionSide": "top", "textAlign": "left", "padding": "4px 0 8px", "fontSize": "0.92em"},
-    )
-    return html.Table(
-        [caption, html.Thead(header), html.Tbody(body)],
-        className="budget-table",
-        style={"borderCollapse": "collapse", "width": "100%", "fontVariantNumeric": "tabular-nums"},
-    )
-
-
-# ---------------------------------------------------------------------------------------------------
 # Layout and callbacks
 # ---------------------------------------------------------------------------------------------------
 
 
-def _lesson(title: str, controls: list[Component], charts: list[Component], text: str, error_id: str) -> Component:
+def _lesson(title: str, controls: list[Component], charts: list[Component], lesson: str) -> Component:
+    """One lesson's panel: its controls, charts, a line for the API's refusals, and its explanation."""
     return html.Section(
         [
             html.H3(title),
             html.Div(controls, className="view-controls"),
             html.Div(charts, className="chart-row" if len(charts) > 1 else "chart-row one"),
-            html.Div(id=error_id, className="job-status error", role="status"),
-            dcc.Store(id=error_id.replace("-error", "-key")),
-            html.Div(dcc.Markdown(text, mathjax=True), className="explain part-explain"),
+            html.Div(id=f"fd-{lesson}-error", className="job-status error", role="status"),
+            dcc.Store(id=f"fd-{lesson}-key"),
+            dcc.Store(id=f"fd-{lesson}-result"),
+            download_bar(f"fd-{lesson}"),
+            explanation(f"lesson-{lesson}"),
         ],
         className="lesson",
     )
@@ -443,8 +180,18 @@ def _slider(
     return dcc.Slider(lo, hi, step, value=value, id=cid, marks=marks, allow_direct_input=direct)
 
 
+_PARAMS = {p.name: p for p in URL_PARAMS}
+
+
+def _number(state: PageState, name: str, label: str, help_text: str, step: float = 1) -> Component:
+    """A number box for the URL parameter `name`, within its query model's own bounds."""
+    p = _PARAMS[name]
+    box = number_input(p.component or name, state.get(name, p.default), low=p.lo, high=p.hi, step=step)
+    return control(label, box, name, help_text)
+
+
 def layout(state: PageState) -> Component:
-    sc_lo, sc_hi = bounds(ScalingQuery, "d_k")
+    sc = field_bounds(ScalingQuery.model_fields["d_k"])
     return html.Div(
         [
             _lesson(
@@ -454,30 +201,19 @@ def layout(state: PageState) -> Component:
                         "d_k",
                         _slider(
                             "fd-sc-dk",
-                            sc_lo or 1,
-                            sc_hi or 1024,
+                            sc.lo or 1,
+                            sc.hi or 1024,
                             state.get("sc_dk", 64),
                             marks={1: "1", 256: "256", 512: "512", 1024: "1024"},
                         ),
                         "sc_dk",
                         "Head dimension.",
                     ),
-                    control(
-                        "samples",
-                        number_input("fd-sc-n", state.get("sc_n", 4000), low=100, high=50_000, step=100),
-                        "sc_n",
-                        "Random pairs drawn.",
-                    ),
-                    control(
-                        "seed",
-                        number_input("fd-seed", state.get("fseed", 0), low=0),
-                        "fseed",
-                        "Seed of the draws.",
-                    ),
+                    _number(state, "sc_n", "samples", "Random pairs drawn.", step=100),
+                    _number(state, "fseed", "seed", "Seed of the draws."),
                 ],
                 [graph("fd-scaling", "open this tab to draw"), graph("fd-cosine")],
-                EXPLAIN_SCALING,
-                "fd-scaling-error",
+                "scaling",
             ),
             _lesson(
                 "2 · Softmax as a Boltzmann distribution",
@@ -496,38 +232,30 @@ def layout(state: PageState) -> Component:
                     ),
                     control(
                         "temperature T (log scale)",
-                        _slider(
-                            "fd-sm-t",
-                            -3,
-                            3,
-                            math.log10(state.get("sm_T", 1.0)),
-                            0.05,
-                            marks={-3: "0.001", -2: "0.01", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1000"},
-                            direct=False,  # the box would show log10(T), not T
+                        log_scale(
+                            _slider(
+                                "fd-sm-t",
+                                -3,
+                                3,
+                                math.log10(state.get("sm_T", 1.0)),
+                                0.05,
+                                marks={-3: "0.001", -2: "0.01", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1000"},
+                                direct=False,  # the box would show log10(T), not T
+                            ),
+                            10,
                         ),
                         "sm_T",
                         "Softmax temperature.",
                     ),
                 ],
                 [graph("fd-softmax"), graph("fd-softmax-entropy")],
-                EXPLAIN_SOFTMAX,
-                "fd-softmax-error",
+                "softmax",
             ),
             _lesson(
                 "3 · Attention entropy against the number of heads",
                 [
-                    control(
-                        "d_model",
-                        number_input("fd-en-d", state.get("en_d", 128), low=2, high=1024),
-                        "en_d",
-                        "Model dimension split into H heads.",
-                    ),
-                    control(
-                        "sequence length",
-                        number_input("fd-en-len", state.get("en_len", 64), low=2, high=512),
-                        "en_len",
-                        "Tokens per sequence.",
-                    ),
+                    _number(state, "en_d", "d_model", "Model dimension split into H heads."),
+                    _number(state, "en_len", "sequence length", "Tokens per sequence."),
                     control(
                         "head counts H",
                         dcc.Checklist(
@@ -551,34 +279,17 @@ def layout(state: PageState) -> Component:
                     ),
                 ],
                 [graph("fd-entropy")],
-                EXPLAIN_ENTROPY,
-                "fd-entropy-error",
+                "entropy",
             ),
             _lesson(
                 "4 · The head budget",
                 [
-                    control(
-                        "d_model",
-                        number_input("fd-bu-d", state.get("bu_d", 512), low=1, high=65_536),
-                        "bu_d",
-                        "Model dimension.",
-                    ),
-                    control(
-                        "H",
-                        number_input("fd-bu-h", state.get("bu_H", 8), low=1, high=4096),
-                        "bu_H",
-                        "Heads; must divide d_model.",
-                    ),
-                    control(
-                        "sequence length n",
-                        number_input("fd-bu-len", state.get("bu_len", 1024), low=1, high=1_048_576),
-                        "bu_len",
-                        "Tokens.",
-                    ),
+                    _number(state, "bu_d", "d_model", "Model dimension."),
+                    _number(state, "bu_H", "H", "Heads; must divide d_model."),
+                    _number(state, "bu_len", "sequence length n", "Tokens."),
                 ],
                 [graph("fd-budget"), html.Div(id="fd-budget-table", className="budget-table-wrap")],
-                EXPLAIN_BUDGET,
-                "fd-budget-error",
+                "budget",
             ),
         ],
         className="foundations",
@@ -592,77 +303,76 @@ def _state(data: Any) -> PageState | None:
     return PageState.from_data(data)
 
 
-def _lesson_callback(
-    app: Dash,
-    client: ApiClient,
-    lesson: str,
-    params: Callable[[PageState], dict[str, Any]],
-    draw: Callable[[Result], tuple[Any, ...]],
-    outputs: list[Output],
-    blank: tuple[Any, ...] = (),
-) -> None:
+@dataclass(frozen=True)
+class Panel:
+    """What one lesson's panel shows: the request a state makes, and how its answer is drawn."""
+
+    lesson: str
+    params: Callable[[PageState], dict[str, Any]]
+    draw: Callable[[Result], tuple[Any, ...]]
+    outputs: tuple[tuple[str, str], ...]
+    """(component id, property) of each drawn thing; the first is always a chart."""
+
+
+PANELS: tuple[Panel, ...] = (
+    Panel(
+        "scaling",
+        scaling_params,
+        lambda r: (figs.scaling_histograms(r), figs.cosine_curve(r)),
+        (("fd-scaling", "figure"), ("fd-cosine", "figure")),
+    ),
+    Panel(
+        "softmax",
+        softmax_params,
+        lambda r: (figs.softmax_figure(r), figs.entropy_temperature_figure(r)),
+        (("fd-softmax", "figure"), ("fd-softmax-entropy", "figure")),
+    ),
+    Panel("entropy", entropy_params, lambda r: (figs.entropy_heads_figure(r),), (("fd-entropy", "figure"),)),
+    Panel(
+        "budget",
+        budget_params,
+        lambda r: (figs.budget_figure(r), figs.budget_table(r)),
+        (("fd-budget", "figure"), ("fd-budget-table", "children")),
+    ),
+)
+
+
+def _register_panel(app: Dash, client: ApiClient, panel: Panel) -> None:
     """Fetch one lesson when its own parameters change (the last request is kept in a store, so
     moving another lesson's slider sends nothing) and draw it; an API refusal is shown, never raised.
-    `blank` holds what the outputs after the first show meanwhile (an empty chart by default)."""
-    n = len(outputs)
-    blanks = blank or tuple(empty_figure("") for _ in range(n - 1))
+    Meanwhile the other outputs show an empty chart (or nothing, for a table)."""
+    lesson, n = panel.lesson, len(panel.outputs)
+    outputs = [Output(chart_id(cid) if prop == "figure" else cid, prop) for cid, prop in panel.outputs]
+    blanks = tuple(empty_figure("") if prop == "figure" else "" for _, prop in panel.outputs[1:])
 
     @app.callback(
         *outputs,
         Output(f"fd-{lesson}-error", "children"),
         Output(f"fd-{lesson}-key", "data"),
-        Input(STATE_STORE, "data"),
+        Output(f"fd-{lesson}-result", "data"),
+        Input(view_state(VIEW_ID), "data"),
         State(f"fd-{lesson}-key", "data"),
+        prevent_initial_call=True,  # the tab's gated state arrives when the tab is shown
     )
     def _update(data: Any, last: Any) -> Any:
         st = _state(data)
         if st is None:
-            return (no_update,) * (n + 2)
-        request = params(st)
+            return (no_update,) * (n + 3)
+        request = panel.params(st)
         if request == last:
-            return (no_update,) * (n + 2)
+            return (no_update,) * (n + 3)
         try:
             result = client.get(f"/foundations/{lesson}", params=request)
         except ApiError as exc:
             retry = None if exc.status is None or exc.status >= 500 else request  # an outage is retried
-            return (empty_figure(exc.message), *blanks, exc.message, retry)
-        return (*draw(result), "", request)
+            return (empty_figure(exc.message), *blanks, exc.message, retry, None)
+        return (*panel.draw(result), "", request, {"key": request, "result": result})
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    _lesson_callback(
-        app,
-        client,
-        "scaling",
-        scaling_params,
-        lambda r: (scaling_histograms(r), cosine_curve(r)),
-        [Output(chart_id("fd-scaling"), "figure"), Output(chart_id("fd-cosine"), "figure")],
-    )
-    _lesson_callback(
-        app,
-        client,
-        "softmax",
-        softmax_params,
-        lambda r: (softmax_figure(r), entropy_temperature_figure(r)),
-        [Output(chart_id("fd-softmax"), "figure"), Output(chart_id("fd-softmax-entropy"), "figure")],
-    )
-    _lesson_callback(
-        app,
-        client,
-        "entropy",
-        entropy_params,
-        lambda r: (entropy_heads_figure(r),),
-        [Output(chart_id("fd-entropy"), "figure")],
-    )
-    _lesson_callback(
-        app,
-        client,
-        "budget",
-        budget_params,
-        lambda r: (budget_figure(r), budget_table(r)),
-        [Output(chart_id("fd-budget"), "figure"), Output("fd-budget-table", "children")],
-        blank=("",),
-    )
+    for panel in PANELS:
+        _register_panel(app, client, panel)
+        register_exports(app, f"fd-{panel.lesson}", f"lesson-{panel.lesson}")
 
 
 VIEW = View(
@@ -672,4 +382,5 @@ VIEW = View(
     register_callbacks=register_callbacks,
     url_params=URL_PARAMS,
     description="The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget.",
+    ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},
 )

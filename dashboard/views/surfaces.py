@@ -1,4 +1,8 @@
-"""Surfaces view: any metric over two swept scenario keys, computed as a job with progress and cancel."""
+"""Surfaces view: any metric over two swept scenario keys, computed as a job with progress and cancel.
+
+The keys a surface may sweep, and the grid each gets by default, come from the scenario's `Sweep`
+hints; the metrics from `workers.schemas.metrics`.
+"""
 
 from __future__ import annotations
 
@@ -8,32 +12,21 @@ from dash import Dash, Input, Output, dcc, html, no_update
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient
-from dashboard.components import chart_id, control, explanation, export_bar, graph, job_status
+from dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
 from dashboard.figures import sweeps as figs
-from dashboard.jobs import register_exports, register_job
-from dashboard.state import Param, State
-from dashboard.views.base import View
+from dashboard.jobs import draw_result
+from dashboard.state import Param, State, checkbox
+from dashboard.views.base import View, ViewJob
 from workers.schemas import SWEEP_PARAMS
+from workers.schemas.metrics import SURFACE_METRICS
+from workers.schemas.requests import MAX_AXIS_VALUES, default_grid
 
-DEFAULT_VALUES: dict[str, list[float]] = {
-    "H": [1, 2, 4, 8, 16],
-    "d_k": [1, 2, 4, 8, 16],
-    "n": [32, 64, 128, 256, 512, 1024],
-    "theta": [0, 15, 30, 45, 60, 75, 90],
-    "noise": [0, 0.25, 0.5, 1, 2],
-    "replicates": [20, 50, 100, 200],
-    "shared_dims": [0, 1, 2, 3, 4],
-    "temperature": [0.25, 0.5, 1, 2, 4],
-    "bandwidth": [0.25, 0.5, 1, 2, 4],
-    "rho": [0.1, 0.3, 0.5, 0.7, 0.9, 1],
-    "beta": [0, 0.5, 1, 2, 5],
-}
-METRICS: tuple[str, ...] = tuple(figs.METRIC_LABELS)
+METRICS: tuple[str, ...] = tuple(SURFACE_METRICS)
 
 
 def axis_values(param: str, given: list[float] | None) -> list[float]:
-    """The values of an axis: what the user typed, else the parameter's sensible default grid."""
-    return list(given) if given else list(DEFAULT_VALUES[param])
+    """The values of an axis: what the user typed, else the parameter's default grid."""
+    return list(given) if given else default_grid(param)
 
 
 def surface_request(state: State) -> tuple[str, dict[str, Any]]:
@@ -43,6 +36,10 @@ def surface_request(state: State) -> tuple[str, dict[str, Any]]:
         "x": {"param": sx, "values": axis_values(sx, state.get("sxv"))},
         "y": {"param": sy, "values": axis_values(sy, state.get("syv"))},
     }
+
+
+def _grid_text(param: str) -> str:
+    return ", ".join(f"{v:g}" for v in default_grid(param))
 
 
 def _axis_controls(axis: str, state: State, default: str) -> Component:
@@ -64,7 +61,7 @@ def _axis_controls(axis: str, state: State, default: str) -> Component:
                     debounce=True,
                     value="",
                     className="text-input",
-                    placeholder=", ".join(str(v) for v in DEFAULT_VALUES[param]),
+                    placeholder=_grid_text(param),
                 ),
                 f"s{axis}v",
                 "Comma-separated; empty: the default grid of the parameter",
@@ -75,86 +72,93 @@ def _axis_controls(axis: str, state: State, default: str) -> Component:
 
 
 def layout(state: State) -> Component:
-    return html.Div(
+    return view_page(
         [
             html.Div(
                 [
-                    html.Div(
-                        [
-                            _axis_controls("x", state, "theta"),
-                            _axis_controls("y", state, "H"),
-                            control(
-                                "metric",
-                                dcc.RadioItems(
-                                    id="surf-metric",
-                                    options=[{"label": f" {figs.METRIC_LABELS[m]}", "value": m} for m in METRICS],
-                                    value="mse",
-                                    inline=True,
-                                    className="radio-inline",
-                                ),
-                                "sm",
-                            ),
-                            control(
-                                "",
-                                dcc.Checklist(
-                                    id="surf-3d",
-                                    options=[{"label": " 3-D surface", "value": "on"}],
-                                    value=[],
-                                    inline=True,
-                                ),
-                                "s3d",
-                            ),
-                        ],
-                        className="view-controls",
+                    _axis_controls("x", state, "theta"),
+                    _axis_controls("y", state, "H"),
+                    control(
+                        "metric",
+                        dcc.RadioItems(
+                            id="surf-metric",
+                            options=[{"label": f" {label}", "value": m} for m, label in SURFACE_METRICS.items()],
+                            value="mse",
+                            inline=True,
+                            className="radio-inline",
+                        ),
+                        "sm",
                     ),
-                    job_status("surf"),
-                    html.Div([graph("surf-heat", "open this tab to compute the surface")], className="chart-row one"),
-                    html.Div(
-                        [graph("surf-3d-chart", "tick '3-D surface' to see it")],
-                        id="surf-3d-box",
-                        className="chart-row one",
-                        style={"display": "none"},
+                    control(
+                        "",
+                        dcc.Checklist(
+                            id="surf-3d", options=[{"label": " 3-D surface", "value": "on"}], value=[], inline=True
+                        ),
+                        "s3d",
                     ),
-                    export_bar("surf"),
                 ],
-                className="charts",
+                className="view-controls",
             ),
-            explanation("surfaces"),
+            job_status("surf"),
+            html.Div([graph("surf-heat", "open this tab to compute the surface")], className="chart-row one"),
+            html.Div(
+                [graph("surf-3d-chart", "tick '3-D surface' to see it")],
+                id="surf-3d-box",
+                className="chart-row one",
+                style={"display": "none"},
+            ),
+            export_bar("surf"),
         ],
-        className="view-grid",
+        "surfaces",
     )
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    register_job(
-        app, client, "surf", surface_request, bodies=["surfaces-body"], view_id="surfaces", wait=0.5, cancellable=True
-    )
-    register_exports(app, client, "surf", surface_request, "surface")
+    def figures(result: dict[str, Any], metric: str, three_d: list[str] | None) -> tuple[Any, ...]:
+        metric = metric if metric in METRICS else "mse"
+        return figs.surface_heatmap(result, metric), figs.surface_3d(result, metric) if three_d else no_update
 
-    @app.callback(
-        Output(chart_id("surf-heat"), "figure"),
-        Output(chart_id("surf-3d-chart"), "figure"),
+    charts = [Output(chart_id("surf-heat"), "figure"), Output(chart_id("surf-3d-chart"), "figure")]
+    draw_result(app, "surf-result", charts, figures, Input("surf-metric", "value"), Input("surf-3d", "value"))
+
+    app.clientside_callback(
+        'function (on) { return (on && on.length) ? {} : {"display": "none"}; }',
         Output("surf-3d-box", "style"),
-        Input("surf-result", "data"),
-        Input("surf-metric", "value"),
         Input("surf-3d", "value"),
     )
-    def _figures(data: Any, metric: str, three_d: list[str] | None) -> Any:
-        result = (data or {}).get("result")
-        box = {} if three_d else {"display": "none"}
-        if not result:
-            return no_update, no_update, box
-        metric = metric if metric in METRICS else "mse"
-        return (figs.surface_heatmap(result, metric), figs.surface_3d(result, metric) if three_d else no_update, box)
 
     @app.callback(
         Output("surf-xv", "placeholder"),
         Output("surf-yv", "placeholder"),
         Input("surf-x", "value"),
         Input("surf-y", "value"),
+        prevent_initial_call=True,  # the layout starts with the default axes' grids
     )
     def _placeholders(x: str, y: str) -> Any:
-        return tuple(", ".join(f"{v:g}" for v in DEFAULT_VALUES.get(p, [])) for p in (x, y))
+        return tuple(_grid_text(p) if p in SWEEP_PARAMS else "" for p in (x, y))
+
+
+def _axis_params(axis: str, default: str) -> list[Param]:
+    name = f"s{axis}"
+    return [
+        Param(
+            name,
+            "choice",
+            default,
+            component=f"surf-{axis}",
+            choices=SWEEP_PARAMS,
+            resets=(f"{name}v",),
+            help=f"Swept key on the {axis} axis.",
+        ),
+        Param(
+            f"{name}v",
+            "floats",
+            None,
+            component=f"surf-{axis}v",
+            max_items=MAX_AXIS_VALUES,
+            help=f"{axis} values (empty: default grid).",
+        ),
+    ]
 
 
 VIEW = View(
@@ -163,36 +167,11 @@ VIEW = View(
     layout=layout,
     register_callbacks=register_callbacks,
     url_params=[
-        Param(
-            "sx",
-            "choice",
-            "theta",
-            component="surf-x",
-            choices=SWEEP_PARAMS,
-            resets=("sxv",),
-            help="Swept key on the x axis.",
-        ),
-        Param("sxv", "floats", None, component="surf-xv", max_items=25, help="x values (empty: default grid)."),
-        Param(
-            "sy",
-            "choice",
-            "H",
-            component="surf-y",
-            choices=SWEEP_PARAMS,
-            resets=("syv",),
-            help="Swept key on the y axis.",
-        ),
-        Param("syv", "floats", None, component="surf-yv", max_items=25, help="y values (empty: default grid)."),
+        *_axis_params("x", "theta"),
+        *_axis_params("y", "H"),
         Param("sm", "choice", "mse", component="surf-metric", choices=METRICS, help="Metric shown."),
-        Param(
-            "s3d",
-            "bool",
-            False,
-            component="surf-3d",
-            to_component=lambda v: ["on"] if v else [],
-            from_component=lambda c: bool(c),
-            help="Also draw the 3-D surface.",
-        ),
+        checkbox("s3d", False, "surf-3d", "Also draw the 3-D surface."),
     ],
     description="Sweep two keys of the scenario at once and see the whole landscape.",
+    jobs=(ViewJob("surf", surface_request, "surface", wait=0.5),),
 )

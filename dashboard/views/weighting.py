@@ -4,66 +4,53 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, html, no_update
+from dash import Dash, Output, html
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient
-from dashboard.components import chart_id, explanation, graph
-from dashboard.controls import view_owned_control
+from dashboard.components import chart_id, graph, view_page
+from dashboard.controls import VIEW_OWNED, view_owned_control
 from dashboard.figures import weighting as figs
+from dashboard.ids import view_sim
+from dashboard.jobs import draw_result
 from dashboard.state import Registry, State, scenario_params
-from dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
+from dashboard.views.base import View
+
+VIEW_ID = "weighting"
 
 _SCENARIO = Registry(scenario_params())
 
 
 def layout(state: State) -> Component:
-    return html.Div(
+    return view_page(
         [
-            html.Div(
-                [
-                    html.Div(
-                        [
-                            view_owned_control(_SCENARIO, state, "rho", slider=(0.05, 1.0, 0.05)),
-                            view_owned_control(_SCENARIO, state, "beta", slider=(0.0, 5.0, 0.1)),
-                        ],
-                        className="view-controls",
-                    ),
-                    html.Div([graph("wt-schemes"), graph("wt-rho")], className="chart-row"),
-                    html.Div([graph("wt-alpha")], className="chart-row one"),
-                    html.P(
-                        "The result of this view is the simulation's: download it from the Ensemble view.",
-                        className="hint part-export",
-                    ),
-                ],
-                className="charts",
+            html.Div([view_owned_control(_SCENARIO, state, name) for name in VIEW_OWNED], className="view-controls"),
+            html.Div([graph("wt-schemes"), graph("wt-rho")], className="chart-row"),
+            html.Div([graph("wt-alpha")], className="chart-row one"),
+            html.P(
+                "The result of this view is the simulation's: download it from the Ensemble view.",
+                className="hint part-export",
             ),
-            explanation("weighting"),
         ],
-        className="view-grid",
+        "weighting",
     )
+
+
+def _figures(result: dict[str, Any]) -> tuple[Any, ...]:
+    rho = (result.get("scenario") or {}).get("rho")
+    return figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result)
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    @app.callback(
-        Output(chart_id("wt-schemes"), "figure"),
-        Output(chart_id("wt-rho"), "figure"),
-        Output(chart_id("wt-alpha"), "figure"),
-        Input(SIM_RESULT_STORE, "data"),
-        Input(STATE_STORE, "data"),
-    )
-    def _figures(data: Any, state: Any) -> Any:
-        result = (data or {}).get("result")
-        if not result:
-            return (no_update,) * 3
-        rho = (result.get("scenario") or {}).get("rho", (state or {}).get("rho"))
-        return figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result)
+    charts = [Output(chart_id(name), "figure") for name in ("wt-schemes", "wt-rho", "wt-alpha")]
+    draw_result(app, view_sim(VIEW_ID), charts, _figures)
 
 
 VIEW = View(
-    id="weighting",
+    id=VIEW_ID,
     label="Weighting",
     layout=layout,
     register_callbacks=register_callbacks,
     description="How to combine heads: fixed weights from the error moments, or MAW's per-query gating.",
+    shows_simulation=True,
 )

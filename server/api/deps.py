@@ -6,9 +6,13 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from server.jobs.backend import JobBackend
+from server.backends.base import JobBackend
 from server.settings import ServerSettings
 
 T = TypeVar("T")
@@ -35,3 +39,44 @@ async def call(backend: JobBackend, fn: Callable[..., T], *args: Any) -> T:
     if backend.blocking_io:
         return await run_in_threadpool(fn, *args)
     return fn(*args)
+
+
+_QUERY_NAMES = "_headdiv_query_names"
+"""Attribute under which a route keeps its declared query names (a route is not hashable, so no dict)."""
+
+
+def _declared_query(dependant: Dependant) -> frozenset[str] | None:
+    """The query parameter names a route declares; None when one is a model (FastAPI checks its extras)."""
+    names: set[str] = set()
+    stack = [dependant]
+    while stack:
+        current = stack.pop()
+        for field in current.query_params:
+            annotation = field.field_info.annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                return None
+            names.add(field.alias)
+        stack.extend(current.dependencies)
+    return frozenset(names)
+
+
+async def refuse_unknown_query(request: Request) -> None:
+    """Unknown query parameters are refused as unknown body keys are (`?wiat=30` is a typo, not a no-op)."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute) or not request.query_params:
+        return
+    try:
+        declared: frozenset[str] | None = getattr(route, _QUERY_NAMES)
+    except AttributeError:  # first request on this route: read its parameters once
+        declared = _declared_query(route.dependant)
+        setattr(route, _QUERY_NAMES, declared)
+    if declared is None:
+        return
+    unknown = [name for name in request.query_params if name not in declared]
+    if unknown:
+        raise RequestValidationError(
+            [
+                {"loc": ("query", name), "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}
+                for name in unknown
+            ]
+        )

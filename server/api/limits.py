@@ -1,13 +1,18 @@
-"""Request body size limits (413), checked on Content-Length and on the bytes actually streamed.
+"""Request body limits: size (413), checked on Content-Length and on the bytes actually streamed, and
+time (408): a body whose next piece does not come within `body_timeout_s` is answered and dropped.
 
-A pure ASGI middleware so the limit holds for chunked bodies too, and so it can choose the limit
-per path: model uploads (POST /api/v1/models/hdi) may be large, everything else is small JSON.
+A pure ASGI middleware so the limits hold for chunked bodies too, and so it can choose the size limit
+per path: model uploads (POST /api/v1/models/hdi) may be large, everything else is small JSON. Without
+the time limit a client that sends headers and then stalls holds its connection (and whatever the
+route holds) for as long as it likes.
 """
 
 from __future__ import annotations
 
 import json
+import math
 
+import anyio
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -21,11 +26,19 @@ class _TooLarge(HTTPException):
         super().__init__(413, f"request body too large: the limit here is {limit} bytes")
 
 
+class _Stalled(HTTPException):
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(408, f"request body stalled: no data for {timeout_s:g} s", headers={"Connection": "close"})
+
+
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, max_body_bytes: int, max_upload_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, max_body_bytes: int, max_upload_bytes: int, body_timeout_s: float = math.inf
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
+        self.body_timeout_s = body_timeout_s
 
     def limit_for(self, path: str) -> int:
         return self.max_upload_bytes if path.rstrip("/") in UPLOAD_PATHS else self.max_body_bytes
@@ -42,18 +55,26 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = -1
                 if declared > limit or declared < 0:
-                    await self._reject(send, limit, scope)
+                    await self._reject(send, _TooLarge(limit))
                     return
         received = 0
         started = False
+        body_done = False
 
         async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_done
+            if body_done:  # after the body only a disconnect can come: waiting for it is no stall
+                return await receive()
+            try:
+                with anyio.fail_after(self.body_timeout_s):
+                    message = await receive()
+            except TimeoutError:
+                raise _Stalled(self.body_timeout_s) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise _TooLarge(limit)
+                body_done = not message.get("more_body", False)
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -64,22 +85,23 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
+        except (_TooLarge, _Stalled) as exc:
             if not started:
-                await self._reject(send, limit, scope)
+                await self._reject(send, exc)
         except BaseExceptionGroup as group:
-            if group.subgroup(_TooLarge) is None or started:
+            found = group.subgroup((_TooLarge, _Stalled))
+            if found is None or started:
                 raise
-            await self._reject(send, limit, scope)
+            first = found.exceptions[0]
+            while isinstance(first, BaseExceptionGroup):
+                first = first.exceptions[0]
+            assert isinstance(first, HTTPException)
+            await self._reject(send, first)
 
-    @staticmethod
-    async def _reject(send: Send, limit: int, scope: Scope) -> None:
-        body = json.dumps({"detail": f"request body too large: the limit here is {limit} bytes"}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
-        )
+    async def _reject(self, send: Send, exc: HTTPException) -> None:
+        body = json.dumps({"detail": exc.detail}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        if exc.status_code == 408:
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": exc.status_code, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
-from fastapi import Query, Response
+from fastapi import Query, Request, Response
 from pydantic import BaseModel
 
 from server.api.deps import call
-from server.jobs.backend import JobBackend
-from server.jobs.ids import canonical_payload, job_id
-from server.jobs.models import JobView
-from server.jobs.state import JobState
+from server.backends.base import JobBackend
+from workers.jobs.ids import canonical_payload, job_id
+from workers.jobs.kinds import job_kind
+from workers.jobs.state import CellCount, JobState
 
 WaitQuery = Query(0.0, ge=0, le=60, allow_inf_nan=False, description="Seconds to wait for the result (0..60).")
 
@@ -21,8 +22,12 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     503: {"description": "The queue or cache (Redis) is unreachable; retry later."},
 }
 JOB_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"model": JobView, "description": "The job has ended: finished (with its result), failed or canceled."},
-    202: {"model": JobView, "description": "The job is queued or running; poll `GET /api/v1/jobs/{job_id}`."},
+    200: {"model": JobState, "description": "The job has ended: finished (with its result), failed or canceled."},
+    202: {"model": JobState, "description": "The job is queued or running; poll `GET /api/v1/jobs/{job_id}`."},
+    429: {
+        "description": "Too much work queued already, by this client or by everyone: retry after the "
+        "`Retry-After` header's seconds (the body's `message` says which bound)."
+    },
     **ERROR_RESPONSES,
 }
 
@@ -46,10 +51,19 @@ async def settle(backend: JobBackend, state: JobState, wait: float) -> JobState:
     return state
 
 
-async def submit(backend: JobBackend, kind: str, request: BaseModel, wait: float) -> Response:
-    payload = canonical_payload(request)
-    jid = job_id(kind, payload)
+def client_of(http: Request) -> str:
+    """Whose work a request adds to: the peer's address (uvicorn puts a trusted proxy's X-Forwarded-For
+    there, FORWARDED_ALLOW_IPS; the dashboard forwards its browser's address so)."""
+    return http.client.host if http.client else "unknown"
+
+
+async def submit(backend: JobBackend, kind: str, request: BaseModel, wait: float, client: str = "") -> Response:
+    jid = job_id(kind, canonical_payload(request))
     state = await backend.cached(jid)
     if state is None:
-        state = await call(backend, backend.submit, kind, payload, jid)
-    return job_response(await settle(backend, state, wait))
+        state = await call(backend, partial(backend.submit, client=client), kind, request, jid)
+    state = await settle(backend, state, wait)
+    if state.cached and state.cells is None and job_kind(kind).made_of_cells:
+        total = len(request.scenarios())  # type: ignore[attr-defined]
+        state = state.model_copy(update={"cells": CellCount(total=total, done=total, from_cache=total)})
+    return job_response(state)

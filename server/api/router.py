@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from server.api.routes import computations, foundations, hdi, health, jobs, models, theory
+from server.api.deps import refuse_unknown_query
+from server.api.routes import computations, foundations, hdi, health, jobs, models, polls, theory
 
 API_PREFIX = "/api/v1"
 
-api_router = APIRouter(prefix=API_PREFIX)
-for module in (health, computations, jobs, hdi, theory, foundations, models):
+api_router = APIRouter(prefix=API_PREFIX, dependencies=[Depends(refuse_unknown_query)])
+for module in (health, computations, jobs, hdi, theory, foundations, models, polls):
     api_router.include_router(module.router)
 
 fallback_router = APIRouter(include_in_schema=False)

@@ -13,10 +13,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +36,22 @@ CHROMIUM_ARGS = [
 ]
 
 
+def drawn_numbers(fig: go.Figure) -> list[float]:
+    """Every number a figure draws (x, y, z of each trace), to check none is NaN or infinite."""
+    out: list[float] = []
+    for trace in fig.data:
+        for key in ("x", "y", "z"):
+            values = getattr(trace, key, None)
+            if values is None:
+                continue
+            for v in np.asarray(values, dtype=object).ravel():
+                if isinstance(v, (list, tuple)):
+                    out += [float(x) for x in v if isinstance(x, (int, float))]
+                elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                    out.append(float(v))
+    return out
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -47,6 +66,7 @@ def server_url() -> Iterator[str]:
         **os.environ,
         "HEADDIV_PORT": str(port),
         "HEADDIV_WARM_UP": "0",
+        "HEADDIV_WARM_START": "0",  # tests watch computations happen: nothing is precomputed
         "HEADDIV_COMPILE": "off",
         "HEADDIV_DEVICE": "cpu",
     }
@@ -114,3 +134,23 @@ def page(browser: Any) -> Iterator[Any]:
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
+
+
+@contextmanager
+def dashboard_against_a_dead_api() -> Iterator[str]:
+    """`headdiv dashboard` alone, pointed at a port where nothing listens: the URL of its page."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from dashboard.app import create_dash_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    server = make_server("127.0.0.1", 0, create_dash_app(f"http://127.0.0.1:{dead}").server, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()

@@ -63,6 +63,12 @@ def test_no_server_means_the_api_is_unavailable() -> None:
         (503, {"detail": "Redis is down"}, f"{UNAVAILABLE}: Redis is down"),
         (502, None, UNAVAILABLE),
         (413, {"detail": "too big"}, "the request is too large"),
+        (
+            429,
+            {"detail": "your queued jobs already need 9e+11 work units"},
+            "the server is busy: your queued jobs already need 9e+11 work units",
+        ),
+        (429, None, "the server is busy; retry in 7 s"),
         (500, {"detail": "boom"}, "the API answered 500: boom"),
         (500, None, "the API answered 500"),
     ],
@@ -70,7 +76,7 @@ def test_no_server_means_the_api_is_unavailable() -> None:
 def test_other_statuses_read_as_sentences(status: int, body: object, expected: str) -> None:
     def answer(request: httpx.Request) -> httpx.Response:
         content = b"<html>oops</html>" if body is None else json.dumps(body).encode()
-        return httpx.Response(status, content=content)
+        return httpx.Response(status, content=content, headers={"retry-after": "7"})
 
     client = ApiClient("http://api", transport=httpx.MockTransport(answer))
     with pytest.raises(ApiError) as info:
@@ -84,3 +90,20 @@ def test_describe_422_handles_fastapi_shapes() -> None:
     body = {"detail": [{"loc": ["query", "n"], "msg": "Input should be greater than or equal to 2"}]}
     assert describe_422(body) == "n: Input should be greater than or equal to 2"
     assert describe_422({"detail": "plain"}) == "plain"
+
+
+def test_requests_made_for_a_browser_carry_its_address() -> None:
+    """So the API counts a dashboard user's work as that user's, not the dashboard's (server.admission)."""
+    import flask
+
+    seen: list[str | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("x-forwarded-for"))
+        return httpx.Response(200, json={"status": "ok"})
+
+    client = ApiClient("http://api", transport=httpx.MockTransport(answer))
+    client.get("/health")
+    with flask.Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": "203.0.113.9"}):
+        client.get("/health")
+    assert seen == [None, "203.0.113.9"]

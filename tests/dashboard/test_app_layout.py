@@ -52,3 +52,58 @@ def test_presets_are_valid_links_that_change_something() -> None:
     assert {"Identical heads", "Orthogonal heads, pure noise", "Diversity hurts a shared signal"} <= names
     shared = next(p for p in PRESETS if "shared_dims" in p.query)
     assert registry.parse(shared.query)["geometry"] == "shared_dims"
+
+
+def test_controls_a_view_ignores_are_declared_with_a_one_line_reason() -> None:
+    """The sidebar disables what the shown view ignores; the declaration is per view, checked here."""
+    app = create_dash_app("http://127.0.0.1:9")
+    strings = {i for i in _ids(app.layout, []) if isinstance(i, str)}
+    registry = build_registry(VIEWS)
+    by_id = {v.id: v for v in VIEWS}
+    assert {"theta"} <= set(by_id["diversity"].ignores)
+    assert {"H", "d_k"} == set(by_id["architecture"].ignores)
+    for view in ("foundations", "models"):
+        assert {"H", "d_k", "n", "theta"} <= set(by_id[view].ignores)
+    assert not by_id["ensemble"].ignores  # the ensemble uses every key
+    for view in VIEWS:
+        for key, reason in view.ignores.items():
+            assert registry[key].scenario and registry[key].component in strings, (view.id, key)
+            assert f"why-{key}" in strings
+            assert reason and "\n" not in reason and len(reason) <= 80, (view.id, key, reason)
+
+
+def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
+    from dashboard.state import State
+    from dashboard.views import diversity
+
+    registry = build_registry(VIEWS)
+    state = State(registry.parse("?H=8&n=512&target=step&theta=10").values)
+    bodies = [job.build(state) for job in diversity.VIEW.jobs]
+    targets = [body[1]["base"]["target"] for body in bodies if body]
+    assert targets == ["constant", "sine"]  # pure noise, then a shared signal, whatever the sidebar says
+    for body in bodies:
+        assert body is not None and body[1]["base"]["H"] == 8 and body[1]["base"]["n"] == 512
+        assert "theta" not in body[1]["base"]
+    assert diversity.verdict({"holds": True}).startswith("Holds")
+    assert diversity.verdict({"holds": False}).startswith("Fails")
+
+
+def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:
+    from dashboard.figures.sweeps import architecture_formula, architecture_mse
+
+    good = {"theory": {"c0": 0.41, "c1": 0.2, "c2": 1.9e-22, "degenerate": None}}
+    text = architecture_formula(good)
+    assert "$" in text and r"\dfrac" in text and "10^{-22}" in text and "^" not in text.split("$")[0]
+    assert "degenerate" not in text
+    bad = {"theory": {**good["theory"], "degenerate": "the variance term (c2) shapes the fit at 1 split(s) only"}}
+    assert "degenerate" in architecture_formula(bad)
+    result = {
+        "budget": 4,
+        "candidates": [{"H": 4, "d_k": 1, "mse": 0.5}, {"H": 2, "d_k": 2, "mse": 0.4}, {"H": 1, "d_k": 4, "mse": 0.6}],
+        "best": {"H": 2, "d_k": 2},
+        "theory": {**bad["theory"], "candidates": [], "best": None},
+    }
+    fig = architecture_mse(result)
+    assert fig.layout.yaxis.rangemode == "nonnegative"
+    notes = [a.text for a in fig.layout.annotations]
+    assert "best (Monte Carlo)" in notes and "best (theory)" not in notes

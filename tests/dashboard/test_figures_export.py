@@ -14,8 +14,11 @@ import pytest
 
 from dashboard.export import reproduce_commands, result_to_csv
 from dashboard.figures import ensemble, sweeps, weighting
-from dashboard.figures.theme import COMPONENT_COLORS, finite, fmt
-from workers.engine import run_job, simulate
+from dashboard.figures.ensemble import headline
+from dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
+from tests.dashboard.conftest import drawn_numbers
+from workers.engine import simulate
+from workers.jobs.compute import run_job
 from workers.schemas import Scenario
 
 SMALL = {"replicates": 20, "queries": 16}
@@ -34,18 +37,6 @@ def surface() -> dict[str, Any]:
 
 def _trace(fig: go.Figure, name: str) -> Any:
     return next(t for t in fig.data if t.name == name)
-
-
-def _all_numbers(fig: go.Figure) -> list[Any]:
-    out: list[Any] = []
-    for t in fig.data:
-        for key in ("x", "y", "z"):
-            v = getattr(t, key, None)
-            if v is None:
-                continue
-            for item in v:
-                out.extend(item if isinstance(item, (list, tuple)) else [item])
-    return out
 
 
 def test_decomposition_bars_show_the_results_numbers_in_the_component_colours(sim: dict[str, Any]) -> None:
@@ -74,7 +65,7 @@ def test_every_ensemble_figure_draws_only_finite_numbers(sim: dict[str, Any]) ->
         weighting.alpha_bars(sim),
     ]
     for fig in figs:
-        nums = [v for v in _all_numbers(fig) if isinstance(v, float)]
+        nums = drawn_numbers(fig)
         assert nums and all(math.isfinite(v) for v in nums)
     overlap = ensemble.overlap_heatmap(sim).data[0]
     assert overlap.z[0][1] == pytest.approx(math.cos(math.radians(60)) ** 2, abs=1e-6)
@@ -95,7 +86,7 @@ def test_nan_and_missing_values_become_gaps_and_dashes(sim: dict[str, Any]) -> N
 def test_headline_formats_the_simulation(sim: dict[str, Any]) -> None:
     h = ensemble.headline(sim)
     assert h["hdi"] == f"{sim['hdi']:.3g}" == "0.75"
-    assert h["mse"] == f"{sim['mse']:.4g} ± {sim['mse_se']:.2g}"
+    assert h["mse"] == fmt_se(sim["mse"], sim["mse_se"])
 
 
 def test_surface_heatmap_and_csv(surface: dict[str, Any]) -> None:
@@ -144,3 +135,28 @@ def test_reproduce_commands_carry_the_exact_request() -> None:
     cli = next(line for line in text.splitlines() if line.startswith("headdiv "))
     words = shlex.split(cli)
     assert words[:2] == ["headdiv", "surface"] and json.loads(words[2]) == body
+
+
+@pytest.mark.parametrize(
+    ("value", "se", "shown"),
+    [
+        (0.4100001, None, "0.410"),  # three significant digits, trailing zero kept: beside 0.404, not "0.41"
+        (0.404, None, "0.404"),
+        (0.7500000000000001, None, "0.75"),  # exact in fewer digits: no invented zeros
+        (1.0, None, "1"),
+        (4.31e9, None, "4.31e+09"),
+        (0.41234, 0.0132, "0.412"),  # the s.e.'s two significant digits fix the last decimal
+        (0.41234, 0.00132, "0.4123"),
+        (1.2345e-5, 3.1e-7, "1.234e-05"),
+        (float("nan"), 0.1, "—"),
+    ],
+)
+def test_one_number_rule_shows_the_precision_the_standard_error_supports(value: float, se: Any, shown: str) -> None:
+    assert fmt(value, se) == shown
+
+
+def test_an_estimate_and_its_error_share_their_last_decimal() -> None:
+    assert fmt_se(0.41234, 0.0132) == "0.412 ± 0.013"
+    assert fmt_se(0.0034567, 0.000123) == "0.00346 ± 0.00012"
+    assert fmt_se(0.5, None) == "0.5"
+    assert headline({"mse": 0.41234, "mse_se": 0.0132, "hdi": 0.75})["mse"] == "0.412 ± 0.013"

@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 from a2wsgi import ASGIMiddleware
 from fastapi import FastAPI
@@ -22,24 +21,18 @@ from safetensors.numpy import save
 
 from dashboard.api_client import ApiClient, ApiError
 from dashboard.app import build_registry
+from dashboard.figures import foundations as ff
+from dashboard.figures import models as mf
 from dashboard.views import VIEWS
 from dashboard.views import foundations as fv
 from dashboard.views import models as mv
 from server.api.routes import foundations as foundations_routes
 from server.api.routes import models as models_routes
 from tests.conftest import need
-from tests.dashboard.conftest import ARTIFACTS
-from workers.engine.foundations import (
-    BudgetQuery,
-    EntropyQuery,
-    ScalingQuery,
-    SoftmaxQuery,
-    budget_lesson,
-    entropy_lesson,
-    scaling_lesson,
-    softmax_lesson,
-)
+from tests.dashboard.conftest import ARTIFACTS, drawn_numbers
+from workers.engine.foundations import budget_lesson, entropy_lesson, scaling_lesson, softmax_lesson
 from workers.models import list_builtins
+from workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 P, H, D_K = 16, 4, 4
 
@@ -52,22 +45,6 @@ def client() -> Iterator[ApiClient]:
     c = ApiClient("http://testserver", transport=httpx.WSGITransport(app=ASGIMiddleware(app)))
     yield c
     c.close()
-
-
-def _numbers(fig: go.Figure) -> list[float]:
-    """Every number a figure draws (x, y, z of each trace), to check none is NaN or infinite."""
-    out: list[float] = []
-    for trace in fig.data:
-        for key in ("x", "y", "z"):
-            values = getattr(trace, key, None)
-            if values is None:
-                continue
-            for v in np.asarray(values, dtype=object).ravel():
-                if isinstance(v, (list, tuple)):
-                    out += [float(x) for x in v if isinstance(x, (int, float))]
-                elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                    out.append(float(v))
-    return out
 
 
 def test_views_are_registered_with_their_url_params() -> None:
@@ -118,19 +95,19 @@ def test_requests_from_state_are_valid_queries() -> None:
 
 def test_foundation_figures_from_real_results() -> None:
     figs = [
-        fv.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
-        fv.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
-        fv.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
-        fv.entropy_temperature_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
-        fv.entropy_heads_figure(entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32]))),
-        fv.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256))),
+        ff.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
+        ff.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
+        ff.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
+        ff.entropy_temperature_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
+        ff.entropy_heads_figure(entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32]))),
+        ff.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256))),
     ]
     for fig in figs:
-        numbers = _numbers(fig)
+        numbers = drawn_numbers(fig)
         assert numbers and all(math.isfinite(x) for x in numbers)
     assert "variance d_k unscaled" in figs[0].layout.title.text
     assert len([t for t in figs[4].data if t.type == "box"]) == 3
-    table = fv.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
+    table = ff.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
     assert str(table).count("16,640") == len(budget_lesson(BudgetQuery(d_model=64, H=4))["by_heads"])  # 4 d^2 + 4 d
 
 
@@ -159,7 +136,7 @@ def test_upload_through_the_dashboard_client(client: ApiClient) -> None:
     assert (result["model"], result["style"], result["num_heads"]) == ("tiny.safetensors", "llama", H)
     assert result["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=1e-6)
     entry = {"source": "upload", "result": result}
-    assert "uploaded file tiny.safetensors" in mv.summary(entry)
+    assert "uploaded file tiny.safetensors" in mf.summary(entry)
     with pytest.raises(ApiError) as err:
         mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), 3, None, seed=0)
     assert err.value.status == 422 and err.value.message.startswith("num_heads: num_heads = 3 does not divide")
@@ -181,14 +158,14 @@ def test_decode_upload() -> None:
 
 def test_model_figures(client: ApiClient) -> None:
     result = mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0)
-    bars = mv.layer_bars(result, 0)
+    bars = mf.layer_bars(result, 0)
     assert [t.name for t in bars.data] == ["key heads", "query heads", "random subspaces"]
-    heat = mv.overlap_heatmap(result, 99)  # an out-of-range layer shows the last one, not an error
+    heat = mf.overlap_heatmap(result, 99)  # an out-of-range layer shows the last one, not an error
     assert np.allclose(np.asarray(heat.data[0].z, dtype=float), np.eye(H), atol=1e-6)
-    angles = mv.angle_histogram(result, 0)
+    angles = mf.angle_histogram(result, 0)
     assert sorted(set(np.round(np.asarray(angles.data[0].x, dtype=float)))) == [90.0]
     for fig in (bars, heat, angles):
-        assert all(math.isfinite(x) for x in _numbers(fig))
+        assert all(math.isfinite(x) for x in drawn_numbers(fig))
 
 
 def test_builtin_through_the_dashboard_client(client: ApiClient) -> None:

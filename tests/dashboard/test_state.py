@@ -47,22 +47,22 @@ def test_a_shared_link_round_trips() -> None:
 def test_out_of_bounds_values_are_clamped_with_a_notice() -> None:
     state = REG.parse("?H=500&theta=-3&replicates=1")
     assert (state["H"], state["theta"], state["replicates"]) == (64, 0.0, 2)
-    assert "H: 500 is above the maximum 64; using 64" in state.notices
-    assert "theta: -3 is below the minimum 0; using 0" in state.notices
-    assert any(n.startswith("replicates: 1 is below the minimum 2") for n in state.notices)
+    assert "heads H: 500 is above the maximum 64; using 64" in state.notices
+    assert "angle θ between heads (°): -3 is below the minimum 0; using 0" in state.notices
+    assert any(n.startswith("replicates R: 1 is below the minimum 2") for n in state.notices)
 
 
 @pytest.mark.parametrize(
     ("search", "fragment", "key"),
     [
-        ("?H=abc", "H: 'abc' is not a number", "H"),
-        ("?H=2.5", "H: '2.5' is not a whole number", "H"),
-        ("?theta=nan", "theta: 'nan' is not a finite number", "theta"),
-        ("?noise=inf", "noise: 'inf' is not a finite number", "noise"),
+        ("?H=abc", "heads H: 'abc' is not a number", "H"),
+        ("?H=2.5", "heads H: '2.5' is not a whole number", "H"),
+        ("?theta=nan", "angle θ between heads (°): 'nan' is not a finite number", "theta"),
+        ("?noise=inf", "noise σ: 'inf' is not a finite number", "noise"),
         ("?kernel=cosine", "kernel: 'cosine' is not one of gaussian, softmax", "kernel"),
-        ("?tab=nowhere", "tab: 'nowhere' is not one of", "tab"),
-        ("?large=maybe", "large: 'maybe' is not one of 1/0/true/false", "large"),
-        ("?rho=0", "rho: 0 must be above 0", "rho"),
+        ("?tab=nowhere", "view: 'nowhere' is not one of", "tab"),
+        ("?large=maybe", "large fonts: 'maybe' is not one of 1/0/true/false", "large"),
+        ("?rho=0", "ρ (geometric): 0 must be above 0", "rho"),
     ],
 )
 def test_bad_values_fall_back_to_the_default_with_a_readable_notice(search: str, fragment: str, key: str) -> None:
@@ -83,7 +83,7 @@ def test_cross_field_rules_revert_only_the_offending_key() -> None:
     state = REG.parse("?H=8&geometry=shared_dims&shared_dims=9")
     assert state["H"] == 8 and state["geometry"] == "shared_dims"
     assert state["shared_dims"] == 1
-    assert any(n.startswith("shared_dims: 9 exceeds d_k = 4") for n in state.notices)
+    assert any(n.startswith("shared dimensions: 9 exceeds d_k = 4") for n in state.notices)
 
     state = REG.parse("?geometry=tilted&H=3")  # tilted without tilts: the geometry goes, H stays
     assert state["geometry"] == "equiangular" and state["H"] == 3
@@ -102,7 +102,7 @@ def test_values_from_controls_are_checked_not_repaired() -> None:
     raw["shared_dims"] = 5
     state = REG.from_controls(raw, REG.defaults())
     assert state["H"] == 6 and state["shared_dims"] == 5
-    assert any(n.startswith("shared_dims: 5 exceeds d_k = 4") for n in state.notices)
+    assert any(n.startswith("shared dimensions: 5 exceeds d_k = 4") for n in state.notices)
 
 
 def test_log_sliders_keep_exact_values() -> None:
@@ -138,3 +138,15 @@ def test_any_query_string_gives_a_valid_scenario(H: int, theta: float, n: int, j
     Scenario.model_validate(state.scenario())
     reparsed: dict[str, Any] = REG.parse(REG.serialize(state.values)).values
     assert reparsed == state.values
+
+
+def test_notices_use_the_labels_on_the_page_not_url_keys() -> None:
+    """A view's parameter is named in notices by its control's label, read from the built layout."""
+    from dashboard.app import _layout, build_registry, control_labels
+
+    reg = build_registry(VIEWS)
+    reg.label(control_labels(_layout(reg, VIEWS)))
+    notices = reg.parse("?dn=abc&sxv=0,x&H=abc").notices
+    assert any(n.startswith("angles in the sweep: 'abc' is not a number") for n in notices), notices
+    assert not any(n.startswith(("dn:", "sxv:", "H:")) for n in notices), notices
+    assert any(n.startswith("heads H: 'abc'") for n in notices), notices

@@ -1,8 +1,8 @@
-"""An independent float64 NumPy reference of MODEL.md, written with plain loops.
+"""An independent float64 NumPy reference of docs/model.md, written with plain loops.
 
 It shares only the random draws with the engine (`training_sets`, `query_points` and, for the
 `random` geometry, the raw Gaussian matrix): heads, targets, kernels, bandwidths, gates, weights
-and the decomposition are all re-derived here from the text of MODEL.md.
+and the decomposition are all re-derived here from the text of docs/model.md.
 """
 
 from __future__ import annotations
@@ -87,6 +87,10 @@ def simulate(s: Scenario) -> dict[str, Any]:
     W = heads(s)
     p, H, R, Q = W[0].shape[0], s.H, s.replicates, s.queries
     x, eps = (t.numpy() for t in training_sets(s.seed, 0, R, s.n, p, device=CPU, dtype=torch.float64))
+    if s.dependence == "ar1":  # the same i.i.d. draws as innovations, chained one token after another
+        z, c = x.copy(), math.sqrt(1.0 - s.phi**2)
+        for i in range(1, s.n):
+            x[:, i] = s.phi * x[:, i - 1] + c * z[:, i]
     xq = query_points(s.seed, Q, p, device=CPU, dtype=torch.float64).numpy()
     a = signal(s, p)
     truth = f(s.target, xq @ a)

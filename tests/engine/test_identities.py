@@ -1,4 +1,4 @@
-"""Exact identities of MODEL.md that hold on any draws, and HDI / principal angles against scipy."""
+"""Exact identities of docs/model.md that hold on any draws, and HDI / principal angles against scipy."""
 
 from __future__ import annotations
 

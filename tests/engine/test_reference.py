@@ -71,6 +71,25 @@ CASES = [
         "signal": "spread",
         "weights": "uniform",
     },
+    {
+        "kernel": "gaussian",
+        "geometry": "equiangular",
+        "target": "sine",
+        "signal": "shared",
+        "weights": "uniform",
+        "dependence": "ar1",
+        "phi": 0.8,
+    },
+    {
+        "kernel": "softmax",
+        "geometry": "random",
+        "p": 6,
+        "target": "linear",
+        "signal": "shared",
+        "weights": "optimal",
+        "dependence": "ar1",
+        "phi": 0.5,
+    },
 ]
 
 
@@ -132,3 +151,24 @@ def test_float32_default_agrees_with_float64(extra: dict) -> None:
     assert lo["dtype"] == "float32" and hi["dtype"] == "float64"
     np.testing.assert_allclose(lo["mse"], hi["mse"], rtol=1e-5)
     np.testing.assert_allclose(lo["slice"]["ensemble"], hi["slice"]["ensemble"], rtol=1e-4, atol=1e-4)
+
+
+def test_ar1_with_phi_zero_reproduces_iid_exactly() -> None:
+    """φ = 0 chains nothing: the same seed gives the i.i.d. scenario's numbers, bit for bit."""
+    iid = simulate(Scenario(**SMALL), device="cpu")
+    ar1 = simulate(Scenario(**SMALL, dependence="ar1", phi=0.0), device="cpu")
+    assert ar1["scenario"]["dependence"] == "ar1" and "dependence" not in iid["scenario"]
+    for key in ("mse", "bias2", "variance", "covariance", "covariance_matrix", "slice"):
+        assert ar1[key] == iid[key]
+
+
+def test_ar1_chain_is_stationary_with_lag_correlation_phi() -> None:
+    import torch
+
+    from workers.engine.sampling import training_sets
+
+    x, _ = training_sets(3, 0, 64, 200, 3, device=torch.device("cpu"), dtype=torch.float64, phi=0.6)
+    assert abs(float(x.var()) - 1.0) < 0.03
+    lag1 = float((x[:, 1:] * x[:, :-1]).mean())
+    lag2 = float((x[:, 2:] * x[:, :-2]).mean())
+    assert abs(lag1 - 0.6) < 0.03 and abs(lag2 - 0.36) < 0.03

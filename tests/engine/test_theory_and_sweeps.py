@@ -6,15 +6,12 @@ import math
 
 import pytest
 
-from workers.engine import (
-    JobCancelled,
-    architecture_theory,
-    run_architecture,
-    run_diversity_sweep,
-    run_job,
-    run_surface,
-)
+from workers.engine import JobCancelled, architecture_theory, assemble, simulate, simulate_many
 from workers.engine.theory import best_split, fit_architecture, fit_diversity_bound, objective
+from workers.jobs.cache.memory import MemoryCache
+from workers.jobs.cells import cached_summaries, cell_id, summarize
+from workers.jobs.compute import compute, run_job
+from workers.jobs.kinds import job_kind
 from workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
 
 BASE = Scenario(replicates=10, queries=6, n=48)
@@ -41,55 +38,106 @@ def test_theory_curves() -> None:
 
 def test_nnls_recovers_known_constants() -> None:
     d_ks, n, budget = [1, 2, 4, 8, 16], 500, 16
-    mse = [objective(d, n, budget, 0.3, 2.0) for d in d_ks]
-    c1, c2 = fit_architecture(d_ks, n, budget, mse)
-    assert c1 == pytest.approx(0.3, rel=1e-6) and c2 == pytest.approx(2.0, rel=1e-6)
+    mse = [0.25 + objective(d, n, budget, 0.3, 2.0) for d in d_ks]
+    fit = fit_architecture(d_ks, n, budget, mse)
+    assert fit.c0 == pytest.approx(0.25, rel=1e-6)
+    assert fit.c1 == pytest.approx(0.3, rel=1e-6) and fit.c2 == pytest.approx(2.0, rel=1e-6)
+    assert fit.degenerate is None
     c0, k, values = fit_diversity_bound([0.0, 0.5, 1.0], [0.5, 0.3, 0.1], heads=2)
     assert c0 == pytest.approx(0.1) and k == pytest.approx(0.8) and values == pytest.approx([0.5, 0.3, 0.1])
+
+
+def test_a_fit_that_cannot_place_an_optimum_says_why() -> None:
+    d_ks, n, budget = [1, 2, 4, 8, 16], 500, 16
+    flat_variance = [0.4 + 0.3 / d**2 for d in d_ks]  # bias only: monotone, its minimum an end of the range
+    fit = fit_architecture(d_ks, n, budget, flat_variance)
+    assert fit.degenerate is not None and "variance term" in fit.degenerate
+    assert fit.c0 == pytest.approx(0.4, rel=1e-6)
+    few = fit_architecture([1, 2], n, budget, [0.5, 0.4])
+    assert few.degenerate is not None and "fewer" in few.degenerate
+    req = ArchitectureRequest(base=BASE, budget=8)
+    out = assemble.architecture(req, [None] * 4)
+    assert out["theory"]["best"] is None and out["theory"]["degenerate"]
 
 
 def test_surface_shape_progress_and_values() -> None:
     req = SurfaceRequest(base=BASE, x={"param": "theta", "values": [0, 45, 90]}, y={"param": "H", "values": [1, 3]})
     seen: list[float] = []
-    out = run_surface(req, progress=seen.append)
-    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) == 7
+    out = run_job("surface", req, progress=seen.append)
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) >= 3
     for name in ("mse", "bias2", "variance", "covariance", "mse_se", "hdi", "effective_heads"):
         assert len(out["metrics"][name]) == 2 and all(len(row) == 3 for row in out["metrics"][name])
     assert out["metrics"]["hdi"][0] == [None, None, None]  # H = 1
     assert out["metrics"]["hdi"][1] == pytest.approx([0.0, 0.5, 1.0])
-    from workers.engine import simulate
-
     cell = simulate(BASE.model_copy(update={"theta": 45.0, "H": 3}))
-    assert out["metrics"]["mse"][1][1] == pytest.approx(cell["mse"], rel=1e-9)
+    assert out["metrics"]["mse"][1][1] == pytest.approx(cell["mse"], rel=1e-6)  # batched or alone, the same draws
 
 
-def test_cancel_between_steps() -> None:
-    req = SurfaceRequest(base=BASE, x={"param": "theta", "values": [0, 30, 60, 90]}, y={"param": "H", "values": [2]})
-    calls = {"n": 0}
+def test_a_cell_is_the_simulation_of_its_scenario_whichever_job_computed_it() -> None:
+    """Batched with other angles, each cell agrees with its standalone run to float32 round-off."""
+    cells = [
+        BASE.model_copy(update={"theta": t, "weights": w})
+        for t, w in ((0.0, "uniform"), (60.0, "maw"), (90.0, "optimal"))
+    ]
+    batched = dict(simulate_many(cells))
+    for k, scenario in enumerate(cells):
+        alone = simulate(scenario)
+        for key in ("mse", "bias2", "variance", "covariance", "mse_se", "hdi"):
+            assert batched[k][key] == pytest.approx(alone[key], rel=1e-6, abs=1e-12), (k, key)
+        assert batched[k]["slice"]["ensemble"] == pytest.approx(alone["slice"]["ensemble"], rel=1e-5, abs=1e-9)
 
-    def should_cancel() -> bool:
-        calls["n"] += 1
-        return calls["n"] > 2
 
-    with pytest.raises(JobCancelled, match="after 2 of 4"):
-        run_surface(req, should_cancel=should_cancel)
+def test_cancel_keeps_the_cells_it_finished() -> None:
+    req = SurfaceRequest(base=BASE, x={"param": "theta", "values": [30]}, y={"param": "H", "values": [1, 2, 3, 4]})
+    cache = MemoryCache(1 << 26)
+    ids = [cell_id(c) for c in req.scenarios()]
+
+    def should_cancel() -> bool:  # cells of different H run in batches of their own: stop once two are stored
+        return sum(s is not None for s in cached_summaries(cache, ids)) >= 2
+
+    with pytest.raises(JobCancelled):
+        run_job("surface", req, cache, should_cancel=should_cancel)
+    done = cached_summaries(cache, ids)
+    assert [s is not None for s in done] == [True, True, False, False]
+    outcome = compute(job_kind("surface"), req, cache)
+    assert outcome.cells is not None and (outcome.cells.from_cache, outcome.cells.total) == (2, 4)
+
+
+def test_a_partial_result_is_shaped_like_the_finished_one() -> None:
+    req = ArchitectureRequest(base=BASE, budget=8)
+    cells = [simulate(s) for s in req.scenarios()]
+    summaries: list[dict | None] = [summarize(c) for c in cells]
+    finished = assemble.architecture(req, summaries)
+    summaries[1] = summaries[3] = None
+    partial = assemble.architecture(req, summaries)
+    assert [(c["H"], c["d_k"]) for c in partial["candidates"]] == [(c["H"], c["d_k"]) for c in finished["candidates"]]
+    assert (
+        partial["candidates"][1]["mse"] is None and partial["candidates"][0]["mse"] == finished["candidates"][0]["mse"]
+    )
+    assert set(partial) == set(finished) and partial["best"] in ({"H": 8, "d_k": 1}, {"H": 2, "d_k": 4})
+    sweep = DiversitySweepRequest(base=BASE, thetas=[0, 45, 90])
+    none_yet = assemble.diversity_sweep(sweep, [None, None, None])
+    assert none_yet["bound"]["values"] == [None, None, None] and [p["theta"] for p in none_yet["points"]] == [0, 45, 90]
 
 
 def test_architecture_and_sweeps() -> None:
-    out = run_architecture(ArchitectureRequest(base=BASE, budget=8))
+    out = run_job("architecture", ArchitectureRequest(base=BASE, budget=8))
     assert [(c["H"], c["d_k"]) for c in out["candidates"]] == [(8, 1), (4, 2), (2, 4), (1, 8)]
     best = min(out["candidates"], key=lambda c: c["mse"])
     assert out["best"] == {"H": best["H"], "d_k": best["d_k"]}
-    assert out["theory"]["c1"] >= 0 and out["theory"]["c2"] >= 0
-    assert len(out["theory"]["candidates"]) == 4
+    theory = out["theory"]
+    assert theory["c0"] >= 0 and theory["c1"] >= 0 and theory["c2"] >= 0
+    assert len(theory["candidates"]) == 4
+    # a degenerate fit marks no optimum; otherwise the optimum is the theory's minimiser
+    assert (theory["best"] is None) == (theory["degenerate"] is not None)
 
     noise_only = Scenario(replicates=60, queries=16, n=64, target="constant")
-    held = run_diversity_sweep(DiversitySweepRequest(base=noise_only, thetas=[0, 30, 60, 90]))
+    held = run_job("diversity_sweep", DiversitySweepRequest(base=noise_only, thetas=[0, 30, 60, 90]))
     assert held["holds"] is True
     assert held["points"][0]["mse"] > held["points"][-1]["mse"]
     assert [p["hdi"] for p in held["points"]] == sorted(p["hdi"] for p in held["points"])
     shared = Scenario(replicates=60, queries=16, n=64, target="sine", noise=0.1)
-    broken = run_diversity_sweep(DiversitySweepRequest(base=shared, thetas=[0, 30, 60, 90]))
+    broken = run_job("diversity_sweep", DiversitySweepRequest(base=shared, thetas=[0, 30, 60, 90]))
     assert broken["holds"] is False  # a shared signal: turning heads away adds bias
 
 

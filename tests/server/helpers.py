@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,44 @@ def slow_surface(cells: int = 6, **base: Any) -> dict[str, Any]:
     }
 
 
+def maximal_simulation(**overrides: Any) -> dict[str, Any]:
+    """A simulation near the work budget that spends it on two huge replicates (minutes on this machine): the
+    engine can only stop it or report its progress from inside the attention step."""
+    return {"replicates": 2, "H": 64, "queries": 1024, "n": 65536, "d_k": 1, "seed": RUN_SEED, **overrides}
+
+
+def poll(client: Any, job_id: str, until: tuple[str, ...] | Callable[[dict[str, Any]], bool], timeout: float) -> dict:
+    """The job's state once it is in one of the statuses `until` (or `until(state)` holds); TimeoutError if not
+    within `timeout` seconds."""
+    done = until if callable(until) else (lambda body: body["status"] in until)
+    deadline = time.monotonic() + timeout
+    body: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/v1/jobs/{job_id}").json()
+        if done(body):
+            return body
+        time.sleep(0.05)
+    raise TimeoutError(f"job {job_id} still {body.get('status')} ({body.get('progress')}) after {timeout} s")
+
+
+def watch_surface(client: Any, timeout: float = 180) -> tuple[dict[str, Any], list[float]]:
+    """Submit `slow_surface(6)` and poll it until it finishes: its last state and every progress seen."""
+    r = client.post("/api/v1/surfaces", json=slow_surface(6))
+    assert r.status_code == 202 and r.headers["location"].endswith(r.json()["job_id"]), r.text
+    job_id = r.json()["job_id"]
+    seen: list[float] = []
+    body: dict[str, Any] = {}
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/v1/jobs/{job_id}").json()
+        seen.append(body["progress"])
+        if body["status"] == "finished":
+            break
+        time.sleep(0.05)
+    assert body["status"] == "finished", body
+    return body, seen
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -58,6 +96,7 @@ def worker_env(redis_url: str, queue: str, **extra: str) -> dict[str, str]:
             "HEADDIV_HEARTBEAT_TTL_S": "4",
             "HEADDIV_CACHE_TTL_S": "600",  # results of test runs do not linger in a shared Redis
             "HEADDIV_WARM_UP": "0",
+            "HEADDIV_WARM_START": "0",
             "HEADDIV_COMPILE": "off",
             "HEADDIV_DEVICE": "cpu",
             "PYTHONUNBUFFERED": "1",
@@ -70,8 +109,10 @@ def worker_env(redis_url: str, queue: str, **extra: str) -> dict[str, str]:
 class WorkerProcess:
     """`run_worker` in a real subprocess (the same code `headdiv worker` runs)."""
 
-    def __init__(self, redis_url: str, queue: str, log_path: Path, **env: str) -> None:
-        code = f"from workers.queue.worker import run_worker; run_worker({redis_url!r}, [{queue!r}])"
+    def __init__(self, redis_url: str, queue: str, log_path: Path, *, fast_lane: bool = False, **env: str) -> None:
+        """A worker of the app's queues (fast, main, low) named after `queue`; with `fast_lane`, of small jobs only."""
+        queues = [f"{queue}.fast"] if fast_lane else None
+        code = f"from workers.queue.worker import run_worker; run_worker({redis_url!r}, {queues!r})"
         self.log_path = log_path
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
@@ -82,7 +123,7 @@ class WorkerProcess:
             stderr=subprocess.STDOUT,
         )
         self.redis_url = redis_url
-        self.queue = queue
+        self.queue = queues[0] if queues else queue
 
     @property
     def name_prefix(self) -> str:
@@ -187,8 +228,14 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def workers(redis_url: str, queue: str, log_dir: Path, count: int = 1, **env: str) -> Iterator[list[WorkerProcess]]:
-    procs = [WorkerProcess(redis_url, queue, log_dir / f"worker-{queue}-{i}.log", **env) for i in range(count)]
+def workers(
+    redis_url: str, queue: str, log_dir: Path, count: int = 1, *, fast_lane: bool = False, **env: str
+) -> Iterator[list[WorkerProcess]]:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    procs = [
+        WorkerProcess(redis_url, queue, log_dir / f"worker-{queue}-{i}.log", fast_lane=fast_lane, **env)
+        for i in range(count)
+    ]
     try:
         for p in procs:
             p.wait_registered()
@@ -199,11 +246,19 @@ def workers(redis_url: str, queue: str, log_dir: Path, count: int = 1, **env: st
 
 
 def delete_queue(redis_url: str, queue: str) -> None:
+    """A test's queues (main, fast lane and low priority) and every job they hold, waiting or deferred."""
     from rq import Queue
+    from rq.job import Job
 
     conn = redis.Redis.from_url(redis_url)
     with contextlib.suppress(redis.RedisError):
-        Queue(queue, connection=conn).delete(delete_jobs=True)
+        for name in (queue, f"{queue}.fast", f"{queue}.low"):
+            q = Queue(name, connection=conn)
+            for registry in (q.deferred_job_registry, q.scheduled_job_registry, q.started_job_registry):
+                for job_id in registry.get_job_ids():
+                    with contextlib.suppress(Exception):
+                        Job.fetch(job_id, connection=conn).delete()
+            q.delete(delete_jobs=True)
 
 
 def run_async(coro: Any) -> Any:

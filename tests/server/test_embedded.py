@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from server.main import create_app
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
-from tests.server.helpers import ServerThread, run_async, slow_surface, small
+from tests.server.helpers import ServerThread, run_async, slow_surface, small, watch_surface
 
 
 def wait_done(client: TestClient, job_id: str, timeout: float = 120) -> dict:
@@ -48,18 +48,7 @@ def test_simulation_runs_and_second_request_is_a_cache_hit(client: TestClient) -
 
 
 def test_progress_is_visible_while_a_surface_runs(client: TestClient) -> None:
-    r = client.post("/api/v1/surfaces", json=slow_surface(6))
-    assert r.status_code == 202 and r.headers["location"].endswith(r.json()["job_id"])
-    job_id = r.json()["job_id"]
-    seen: list[float] = []
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        body = client.get(f"/api/v1/jobs/{job_id}").json()
-        seen.append(body["progress"])
-        if body["status"] == "finished":
-            break
-        time.sleep(0.05)
-    assert body["status"] == "finished", body
+    body, seen = watch_surface(client)
     assert any(0 < p < 1 for p in seen), seen
     assert seen == sorted(seen)  # progress never goes back
     metrics = body["result"]["metrics"]
@@ -127,7 +116,26 @@ def test_engine_warm_up_runs_only_where_jobs_run(
         else embedded_settings(warm_up=True)
     )
     called = threading.Event()
-    monkeypatch.setattr(main, "_warm_up", called.set)
+    monkeypatch.setattr(main, "_start_up", lambda backend, settings: called.set())
     with TestClient(create_app(settings, mount_dashboard=False)) as c:
         assert c.get("/api/v1/health").status_code == 200
         assert called.wait(2.0) is not scaled
+
+
+def test_responses_are_compressed_for_clients_that_accept_it() -> None:
+    """The dashboard's bundles and large API answers travel gzip-compressed; tiny answers are left as they are."""
+    import gzip
+    import re
+
+    with TestClient(create_app(embedded_settings())) as c:
+        page = c.get("/")
+        bundle = re.search(r'src="(/_dash-component-suites/[^"]*dash_core_components\.[^"]*\.js)"', page.text)
+        assert bundle, page.text[:500]
+        zipped = c.get(bundle.group(1), headers={"Accept-Encoding": "gzip"})
+        assert zipped.headers["content-encoding"] == "gzip" and "max-age" in zipped.headers["cache-control"]
+        raw = c.get(bundle.group(1), headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in raw.headers and zipped.content == raw.content  # httpx decodes it
+        assert int(raw.headers["content-length"]) > 3 * len(gzip.compress(raw.content))
+        result = c.post("/api/v1/simulations?wait=60", json=small(), headers={"Accept-Encoding": "gzip"})
+        assert result.headers["content-encoding"] == "gzip" and result.json()["status"] == "finished"
+        assert "content-encoding" not in c.get("/api/v1/health", headers={"Accept-Encoding": "gzip"}).headers

@@ -6,12 +6,11 @@ import json
 
 import pytest
 
-from server.cache.base import NonFiniteResult, encode_result
-from server.cache.memory import MemoryCache
-from server.jobs import ids
-from server.jobs.models import JobError
-from server.jobs.state import JobState
 from server.settings import ServerSettings
+from workers.jobs import ids
+from workers.jobs.cache.base import NonFiniteResult, encode_result
+from workers.jobs.cache.memory import MemoryCache
+from workers.jobs.state import JobError, JobState
 from workers.schemas import Scenario
 
 
@@ -58,16 +57,18 @@ def test_memory_cache_evicts_least_recently_used_by_bytes() -> None:
 
 
 def test_job_state_json_splices_the_result_bytes() -> None:
-    state = JobState("ab" * 32, "finished", 1.0, True, b'{"mse":0.25}')
+    state = JobState.finished("ab" * 32, b'{"mse":0.25}', cached=True)
     assert json.loads(state.to_json()) == {
         "job_id": "ab" * 32,
         "status": "finished",
         "progress": 1.0,
         "cached": True,
         "error": None,
+        "cells": None,
+        "partial": None,
         "result": {"mse": 0.25},
     }
-    failed = JobState("cd" * 32, "failed", 0.5, error=JobError(message="boom", type="error"))
+    failed = JobState(job_id="cd" * 32, status="failed", progress=0.5, error=JobError(message="boom", type="error"))
     assert json.loads(failed.to_json())["error"] == {"message": "boom", "type": "error"}
     assert json.loads(failed.to_json())["result"] is None
 

@@ -1,39 +1,73 @@
-"""The torch compute engine: scenarios in, the numbers of MODEL.md out.
+"""The torch compute engine: scenarios in, the numbers of docs/model.md out.
 
 Public API (everything else in this package is an implementation detail):
 
-- `simulate(scenario, *, device=None, dtype=None) -> dict`: one Monte Carlo run (issue 3's result keys).
-- `run_surface(request, *, progress=None, should_cancel=None, device=None, dtype=None) -> dict`
-- `run_architecture(request, *, progress=None, should_cancel=None, device=None, dtype=None) -> dict`
-- `run_diversity_sweep(request, *, progress=None, should_cancel=None, device=None, dtype=None) -> dict`
-- `architecture_theory(query: TheoryQuery) -> dict`: closed-form curves of MODEL.md section 7.
+- `simulate(scenario, *, device=None, dtype=None) -> dict`: one Monte Carlo run.
+- `simulate_many(scenarios, *, device, dtype, should_cancel, progress)`: many runs, batched where the
+  NW step's shapes agree; yields `(index, result)` as each batch finishes.
+- `assemble`: a multi-cell job's result from its cells' summaries (`surface`, `architecture`,
+  `diversity_sweep`).
+- `run_covariance(request, **hooks) -> dict`: the covariance lab (Lemma 4.1 against the measured covariance).
+- `architecture_theory(query: TheoryQuery) -> dict`: closed-form curves of docs/model.md section 7.
 - `hdi_report(matrices) -> dict`: HDI, overlap matrix and principal angles of any head matrices.
-- `run_job(kind, payload, *, progress=None, should_cancel=None) -> dict`: dispatch by job kind
-  (`JOB_KINDS`), used by the in-process runner and the RQ task alike.
+- `run_training(request, *, progress, should_cancel, device, dtype, partial) -> dict`: the training lab.
 - `warm_up()`: compile the NW step ahead of the first request.
-- `JobCancelled`: raised between steps when `should_cancel()` turns true.
+- `measure_speed(device=None) -> float`: this process's engine speed, in work units per second.
+- `EngineError`, `JobCancelled`: a request the engine refuses; a run stopped on request.
 
-`progress` receives a float in [0, 1]; `should_cancel` is polled between steps.
+Names are imported on first use (PEP 562), so the torch-free parts (`assemble`, `theory`,
+`decomposition`, `diversity`, `errors`) load without torch: the API assembles partial results with them.
 """
 
-from workers.engine.dispatch import JOB_KINDS, run_job
-from workers.engine.diversity import hdi_report
-from workers.engine.errors import EngineError, JobCancelled
-from workers.engine.nw import warm_up
-from workers.engine.simulate import simulate
-from workers.engine.sweeps import run_architecture, run_diversity_sweep, run_surface
-from workers.engine.theory import architecture_theory
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workers.engine import assemble
+    from workers.engine.covariance import run_covariance
+    from workers.engine.diversity import hdi_report
+    from workers.engine.errors import EngineError, JobCancelled
+    from workers.engine.nw import warm_up
+    from workers.engine.simulation import simulate, simulate_many
+    from workers.engine.speed import measure_speed
+    from workers.engine.theory import architecture_theory
+    from workers.engine.training import run_training
+
+_EXPORTS = {
+    "assemble": "workers.engine",
+    "simulate": "workers.engine.simulation",
+    "simulate_many": "workers.engine.simulation",
+    "run_covariance": "workers.engine.covariance",
+    "architecture_theory": "workers.engine.theory",
+    "hdi_report": "workers.engine.diversity",
+    "run_training": "workers.engine.training",
+    "warm_up": "workers.engine.nw",
+    "measure_speed": "workers.engine.speed",
+    "EngineError": "workers.engine.errors",
+    "JobCancelled": "workers.engine.errors",
+}
 
 __all__ = [
-    "JOB_KINDS",
     "EngineError",
     "JobCancelled",
     "architecture_theory",
+    "assemble",
     "hdi_report",
-    "run_architecture",
-    "run_diversity_sweep",
-    "run_job",
-    "run_surface",
+    "measure_speed",
+    "run_covariance",
+    "run_training",
     "simulate",
+    "simulate_many",
     "warm_up",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'workers.engine' has no attribute {name!r}")
+    if module == __name__:  # a submodule
+        return importlib.import_module(f"{__name__}.{name}")
+    return getattr(importlib.import_module(module), name)

@@ -1,4 +1,4 @@
-"""The Bias-Variance-Covariance decomposition of MODEL.md section 4, on simulated estimates.
+"""The Bias-Variance-Covariance decomposition of docs/model.md section 4, on simulated estimates.
 
 Pure float64 NumPy on E[r, h, j] (replicate, head, query). Dividing by R (not R - 1) makes
 bias^2 + variance + covariance equal the direct mean squared error exactly, up to rounding.
@@ -29,9 +29,21 @@ class Moments:
         return np.asarray(np.diag(self.cbar).copy())
 
     @property
+    def head_mse(self) -> Array:
+        return np.asarray(self.head_bias2 + self.head_variance)
+
+    @property
     def error_second_moment(self) -> Array:
         """M = Cbar + mean_j B_j B_j^T: alpha^T M alpha is the ensemble MSE of fixed weights alpha."""
         return np.asarray(self.cbar + self.bias @ self.bias.T / self.bias.shape[1])
+
+    def terms(self, alpha: Array) -> dict[str, float]:
+        """Ensemble bias^2, variance (diagonal) and cross-head covariance (off-diagonal) for weights alpha."""
+        bias2 = float(np.mean((alpha @ self.bias) ** 2))
+        weighted = np.outer(alpha, alpha) * self.cbar
+        variance = float(np.trace(weighted))
+        covariance = float(np.sum(weighted) - variance)
+        return {"mse": bias2 + variance + covariance, "bias2": bias2, "variance": variance, "covariance": covariance}
 
 
 def moments(e: Array, truth: Array) -> Moments:
@@ -40,15 +52,6 @@ def moments(e: Array, truth: Array) -> Moments:
     dev = e - mean
     cbar = np.einsum("rhj,rgj->hg", dev, dev) / (r * e.shape[2])
     return Moments(bias=mean - truth, cbar=cbar)
-
-
-def ensemble_terms(m: Moments, alpha: Array) -> dict[str, float]:
-    """Ensemble bias^2, variance (diagonal) and cross-head covariance (off-diagonal) for weights alpha."""
-    bias2 = float(np.mean((alpha @ m.bias) ** 2))
-    weighted = np.outer(alpha, alpha) * m.cbar
-    variance = float(np.trace(weighted))
-    covariance = float(np.sum(weighted) - variance)
-    return {"mse": bias2 + variance + covariance, "bias2": bias2, "variance": variance, "covariance": covariance}
 
 
 def direct_mse(e: Array, truth: Array, alpha: Array) -> tuple[float, float]:

@@ -12,6 +12,7 @@ _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 def resolve_device(name: str | None) -> torch.device:
     """'auto' takes CUDA when present; asking for CUDA without one is an error, not a silent CPU run."""
+    apply_threads()
     choice = name or get_engine_settings().device
     if choice == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -20,6 +21,13 @@ def resolve_device(name: str | None) -> torch.device:
     if choice not in ("cpu", "cuda"):
         raise EngineError(f"device: expected auto, cpu or cuda, got {choice!r}")
     return torch.device(choice)
+
+
+def apply_threads() -> None:
+    """Give torch the configured number of compute threads (one per worker when several share a machine)."""
+    threads = get_engine_settings().threads
+    if threads is not None and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
 
 
 def resolve_dtype(name: str | None) -> torch.dtype:

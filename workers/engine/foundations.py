@@ -1,141 +1,30 @@
-"""The foundations lessons (background seeds 001-003): cheap, seeded, closed-form-checkable numbers.
+"""The foundations lessons: cheap, seeded, closed-form-checkable numbers behind scaled dot-product attention.
 
 Four lessons, each a pure function of a small validated query:
 
 - `scaling_lesson`: why scores are divided by sqrt(d_k) - unscaled dot products of unit-variance vectors
-  have variance d_k, scaled ones variance 1; cosine similarity concentrates at 0 as d_k grows (seed 002).
+  have variance d_k, scaled ones variance 1; cosine similarity concentrates at 0 as d_k grows.
 - `softmax_lesson`: softmax as a Boltzmann distribution with temperature T - uniform as T grows,
-  arg-max as T shrinks (seed 003).
+  arg-max as T shrinks.
 - `entropy_lesson`: average attention entropy of random heads as H grows at fixed d_model, with its
-  spread across heads (seed 002).
+  spread across heads.
 - `budget_lesson`: parameters `4 d^2 + 4 d` independent of H, FLOPs and attention memory quadratic in
-  the sequence length (seed 001).
+  the sequence length.
 
-The query models live here, beside the functions they feed, so the API, the dashboard and the tests
-share one set of names, defaults and bounds. Every lesson is bounded so that it answers in well under
-100 ms on one CPU core: these are teaching figures, not experiments.
+The query models live in `workers.schemas.lessons` (torch-free), so the API, the dashboard and the
+tests share one set of names, defaults and bounds; they keep every lesson well under 100 ms on one
+CPU core: these are teaching figures, not experiments.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import numpy as np
 import torch
-from pydantic import Field, field_validator, model_validator
 
-from workers.schemas.scenario import Float, Int, StrictModel
-
-# --------------------------------------------------------------------------------------------------
-# Query models (422 on anything outside these bounds)
-# --------------------------------------------------------------------------------------------------
-
-MAX_SCALING_WORK = 2_000_000
-"""samples * d_k of the scaling lesson: about 20 ms of random numbers on one core."""
-
-MAX_ENTROPY_WORK = 400_000_000
-"""Multiply-adds of the entropy lesson (projections plus scores, summed over the H values)."""
-
-MAX_ENTROPY_WEIGHTS = 10_000_000
-"""Attention weights the entropy lesson materialises, samples * seq_len^2 * sum(heads): the softmax and
-entropy are elementwise over them (about 10 ns each), and one H's weights must fit in memory."""
-
-
-class ScalingQuery(StrictModel):
-    """Dot products of random unit-variance queries and keys of dimension d_k."""
-
-    d_k: Int = Field(64, ge=1, le=1024, description="Head dimension d_k.")
-    samples: Int = Field(4000, ge=100, le=50_000, description="Random (query, key) pairs drawn.")
-    seed: Int = Field(0, ge=0, le=2**32 - 1, description="Seed of the random draws.")
-    bins: Int = Field(40, ge=5, le=200, description="Histogram bins.")
-
-    @model_validator(mode="after")
-    def _bounded_work(self) -> ScalingQuery:
-        if self.samples * self.d_k > MAX_SCALING_WORK:
-            raise ValueError(
-                f"samples * d_k = {self.samples * self.d_k} exceeds {MAX_SCALING_WORK}; lower samples or d_k"
-            )
-        return self
-
-
-class SoftmaxQuery(StrictModel):
-    """A score vector and a temperature: the Boltzmann view of softmax."""
-
-    scores: list[Float] = Field(
-        default_factory=lambda: [2.0, 1.0, 0.5, 0.0, -1.0],
-        min_length=2,
-        max_length=64,
-        description="Attention scores s_i (negative energies), 2 to 64 finite values in [-1000, 1000].",
-    )
-    temperature: Float = Field(1.0, ge=1e-3, le=1e3, description="Softmax temperature T > 0.")
-
-    @field_validator("scores")
-    @classmethod
-    def _scores_bounded(cls, v: list[float]) -> list[float]:
-        bad = [i for i, s in enumerate(v) if not -1e3 <= s <= 1e3]
-        if bad:
-            raise ValueError(f"scores[{bad[0]}] = {v[bad[0]]} is outside [-1000, 1000]")
-        return v
-
-
-class EntropyQuery(StrictModel):
-    """Random inputs through random heads: mean and spread of attention entropy per H."""
-
-    d_model: Int = Field(128, ge=2, le=1024, description="Model dimension, split into H heads of d_model/H.")
-    seq_len: Int = Field(64, ge=2, le=512, description="Tokens per random sequence.")
-    samples: Int = Field(8, ge=1, le=64, description="Random sequences (each with fresh projections).")
-    seed: Int = Field(0, ge=0, le=2**32 - 1, description="Seed of the random draws.")
-    heads: list[Annotated[Int, Field(ge=1, le=1024)]] = Field(
-        default_factory=lambda: [1, 2, 4, 8, 16, 32],
-        min_length=1,
-        max_length=12,
-        description="Head counts H to compare; each must divide d_model.",
-    )
-    scaled: bool = Field(True, description="Divide scores by sqrt(d_k) (True) or not (False).")
-
-    @model_validator(mode="after")
-    def _heads_divide(self) -> EntropyQuery:
-        bad = [h for h in self.heads if self.d_model % h]
-        if bad:
-            raise ValueError(f"heads: {bad[0]} does not divide d_model = {self.d_model}")
-        if len(set(self.heads)) != len(self.heads):
-            raise ValueError("heads: values must be distinct")
-        weights = self.samples * self.seq_len**2 * sum(self.heads)
-        if weights > MAX_ENTROPY_WEIGHTS:
-            raise ValueError(
-                f"samples * seq_len^2 * sum(heads) = {weights:.3g} attention weights exceeds {MAX_ENTROPY_WEIGHTS:.3g}; "
-                "lower samples, seq_len or the largest H values"
-            )
-        work = entropy_work(self.d_model, self.seq_len, self.samples, len(self.heads))
-        if work > MAX_ENTROPY_WORK:
-            raise ValueError(
-                f"samples * seq_len * d_model * (2 d_model + seq_len * len(heads)) = {work:.3g} exceeds "
-                f"{MAX_ENTROPY_WORK:.3g}; lower samples, seq_len, d_model or the number of H values"
-            )
-        return self
-
-
-class BudgetQuery(StrictModel):
-    """Sizes of one multi-head attention layer."""
-
-    d_model: Int = Field(512, ge=1, le=65_536, description="Model dimension.")
-    H: Int = Field(8, ge=1, le=4096, description="Number of heads; must divide d_model.")
-    seq_len: Int = Field(1024, ge=1, le=1_048_576, description="Sequence length n.")
-    bias: bool = Field(True, description="Count the biases of the four projections.")
-    bytes_per_value: Literal[2, 4, 8] = Field(4, description="Bytes per stored attention weight.")
-
-    @model_validator(mode="after")
-    def _heads_divide(self) -> BudgetQuery:
-        if self.d_model % self.H:
-            raise ValueError(f"H: {self.H} does not divide d_model = {self.d_model}")
-        return self
-
-
-def entropy_work(d_model: int, seq_len: int, samples: int, n_heads_values: int) -> int:
-    """Multiply-adds per sample: Q, K projections once (2 n d^2), then scores (n^2 d) for each H value."""
-    return samples * seq_len * d_model * (2 * d_model + seq_len * n_heads_values)
-
+from workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 # --------------------------------------------------------------------------------------------------
 # Small pure helpers
@@ -402,21 +291,3 @@ def budget_lesson(query: BudgetQuery) -> dict[str, Any]:
         "by_length": by_length,
         "by_heads": by_heads,
     }
-
-
-__all__ = [
-    "BudgetQuery",
-    "EntropyQuery",
-    "ScalingQuery",
-    "SoftmaxQuery",
-    "attention_flops",
-    "attention_memory",
-    "attention_params",
-    "budget_lesson",
-    "entropy_lesson",
-    "entropy_nats",
-    "entropy_work",
-    "scaling_lesson",
-    "softmax_lesson",
-    "softmax_weights",
-]

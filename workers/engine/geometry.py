@@ -1,16 +1,16 @@
-"""Head projections W_h with controlled principal angles (MODEL.md section 2).
+"""Head projections as the engine computes with them (docs/model.md section 2).
 
-The block geometries never build the p x d_k matrices on the hot path: column j of W_h is
-`a[h, j] * (column j of B_0) + b[h, j] * (column col[h, j] of B_h)`, so keys, overlaps, exact
-principal angles and the big head's basis all follow from the small (H, d_k) coefficient arrays.
-The `random` geometry is dense and handled with ordinary linear algebra.
+The registry in `workers.schemas.geometries` builds a scenario's heads as one of two layouts; this
+module gives each layout what the Monte Carlo needs: keys of points, the overlap matrix, exact
+principal angles, and the big head (one head spanning every head's subspace). The block layout never
+builds the p x d_k matrices: keys, overlaps, angles and the big head's basis all follow from the small
+(H, d_k) coefficient arrays. The dense layout uses ordinary linear algebra.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -18,30 +18,25 @@ import torch
 from workers.engine.diversity import hdi_from_overlap, hdi_report
 from workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator
 from workers.schemas import Scenario
+from workers.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
 
 MAX_ANGLE_PAIRS = 28
 """Principal angles are listed for the pairs among the first 8 heads; HDI uses every pair."""
 
 
+class BigHead(Protocol):
+    """Keys of one head spanning every head's subspace, in an orthonormal basis of that span."""
+
+    dim: int
+
+    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
+        """(..., p) points and their (..., H, d_k) head keys -> (..., dim) big-head keys."""
+        ...
+
+
 @dataclass(frozen=True)
-class BlockGeometry:
-    """W_h = U_0 diag(a_h) + U_h S_h: head h mixes block B_0 with its private block B_h."""
-
-    a: np.ndarray  # (H, d_k) weight of B_0's column j in W_h's column j
-    b: np.ndarray  # (H, d_k) weight of the private column
-    col: np.ndarray  # (H, d_k) int: which column of B_h W_h's column j uses (0 where b == 0)
-
-    @property
-    def H(self) -> int:
-        return int(self.a.shape[0])
-
-    @property
-    def d_k(self) -> int:
-        return int(self.a.shape[1])
-
-    @property
-    def p(self) -> int:
-        return (self.H + 1) * self.d_k
+class BlockGeometry(Blocks):
+    """The block layout, computed on: W_h = U_0 diag(a_h) + U_h S_h."""
 
     def keys(self, x: torch.Tensor) -> torch.Tensor:
         """(..., p) points -> (..., H, d_k) keys, elementwise on the blocks."""
@@ -94,24 +89,40 @@ class BlockGeometry:
             keep[j, ok] = True
         return t, keep
 
+    def big_head(self, device: torch.device, dtype: torch.dtype) -> BigHead:
+        return _BlockBigHead(self, device, dtype)
+
+
+class _BlockBigHead:
+    """The big head of a block layout: per column j, keys map through T_j (see `big_head_transform`)."""
+
+    def __init__(self, geometry: BlockGeometry, device: torch.device, dtype: torch.dtype) -> None:
+        t, keep = geometry.big_head_transform()
+        # Columns j sharing one transform (all of them for equiangular and tilted heads, two groups
+        # for shared_dims) go through one matmul instead of a batched einsum over j.
+        self.groups: list[tuple[torch.Tensor, torch.Tensor]] = []
+        for t_j in np.unique(t.reshape(t.shape[0], -1), axis=0):
+            cols = [j for j in range(t.shape[0]) if np.array_equal(t[j].reshape(-1), t_j)]
+            rows = t[cols[0]][keep[cols[0]]]
+            self.groups.append(
+                (torch.as_tensor(cols, device=device), torch.as_tensor(rows.T.copy(), device=device, dtype=dtype))
+            )
+        self.dim = int(keep.sum())
+
+    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
+        lead, (h, d) = head_keys.shape[:-2], head_keys.shape[-2:]
+        parts = []
+        for cols, t in self.groups:
+            picked = head_keys if len(cols) == d else head_keys[..., cols]
+            # one (batch * columns, H) @ (H, D_group) GEMM rather than many tiny ones
+            rows = picked.transpose(-1, -2).reshape(-1, h)
+            parts.append((rows @ t).reshape(*lead, -1))
+        return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
+
 
 @dataclass(frozen=True)
-class DenseGeometry:
-    """Arbitrary orthonormal heads, stacked as (H, p, d_k)."""
-
-    w: np.ndarray
-
-    @property
-    def H(self) -> int:
-        return int(self.w.shape[0])
-
-    @property
-    def d_k(self) -> int:
-        return int(self.w.shape[2])
-
-    @property
-    def p(self) -> int:
-        return int(self.w.shape[1])
+class DenseGeometry(Dense):
+    """The dense layout, computed on: arbitrary orthonormal heads (H, p, d_k)."""
 
     def dense(self) -> list[np.ndarray]:
         return [self.w[h] for h in range(self.H)]
@@ -137,37 +148,36 @@ class DenseGeometry:
         u, s, _ = np.linalg.svd(flat, full_matrices=False)
         return np.asarray(u[:, s > tol * max(1.0, s.max())])
 
+    def big_head(self, device: torch.device, dtype: torch.dtype) -> BigHead:
+        return _DenseBigHead(torch.as_tensor(self.big_head_basis(), device=device, dtype=dtype))
+
+
+class _DenseBigHead:
+    """The big head of a dense layout: points projected on an orthonormal basis of every head's span."""
+
+    def __init__(self, basis: torch.Tensor) -> None:
+        self.basis = basis
+        self.dim = int(basis.shape[1])
+
+    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
+        return x @ self.basis
+
 
 Geometry = BlockGeometry | DenseGeometry
 
 
-def equiangular_phi(theta_deg: float) -> float:
-    """Tilt phi with cos(phi) = sqrt(cos(theta)), so every principal angle between two heads is theta."""
-    return math.acos(math.sqrt(max(0.0, math.cos(math.radians(theta_deg)))))
+def _normal(seed: int) -> Normal:
+    """Seeded float64 normal draws for a geometry that needs randomness (the same for every device)."""
+    gen = seeded_generator(seed, RANDOM_GEOMETRY, 0, torch.device("cpu"))
+    return lambda shape: torch.randn(*shape, generator=gen, dtype=torch.float64).numpy()
 
 
 def build_geometry(s: Scenario) -> Geometry:
-    """The heads of scenario `s` as MODEL.md section 2 places them."""
-    H, d = s.H, s.d_k
-    identity_cols = np.broadcast_to(np.arange(d), (H, d)).copy()
-    if s.geometry in ("equiangular", "tilted"):
-        if s.geometry == "equiangular":
-            phis = np.full(H, equiangular_phi(s.theta))
-        else:
-            phis = np.radians(np.asarray(s.tilts, dtype=np.float64))
-        # theta = 90 gives cos(phi) = sqrt(6e-17): snap to the exact orthogonal heads it means.
-        a = np.where(np.abs(np.cos(phis)) < 1e-7, 0.0, np.cos(phis))
-        b = np.where(np.abs(np.sin(phis)) < 1e-15, 0.0, np.sin(phis))
-        return BlockGeometry(np.repeat(a[:, None], d, 1), np.repeat(b[:, None], d, 1), identity_cols)
-    if s.geometry == "shared_dims":
-        k = s.shared_dims
-        shared = (np.arange(d) < k).astype(np.float64)
-        col = np.where(np.arange(d) >= k, np.arange(d) - k, 0)
-        return BlockGeometry(np.tile(shared, (H, 1)), np.tile(1.0 - shared, (H, 1)), np.tile(col, (H, 1)))
-    gen = seeded_generator(s.seed, RANDOM_GEOMETRY, 0, torch.device("cpu"))
-    raw = torch.randn(H, s.p, d, generator=gen, dtype=torch.float64).numpy()
-    w = np.stack([np.linalg.qr(raw[h])[0] for h in range(H)])
-    return DenseGeometry(w)
+    """The heads of scenario `s`, as its geometry places them."""
+    layout = GEOMETRIES[s.geometry].of(s).build(s, _normal(s.seed))
+    if isinstance(layout, Blocks):
+        return BlockGeometry(layout.a, layout.b, layout.col)
+    return DenseGeometry(layout.w)
 
 
 def hdi_of(geometry: Geometry) -> float | None:

@@ -1,6 +1,6 @@
 """The Nadaraya-Watson step: a softmax over dot-product logits, i.e. attention with a value dimension of 1.
 
-Both kernels of MODEL.md section 1 reach this function as (pre-scaled queries, keys, a per-key logit
+Both kernels of docs/model.md section 1 reach this function as (pre-scaled queries, keys, a per-key logit
 bias): softmax attention has no bias; the Gaussian kernel's -|q - k|^2 / (2 h^2) expands to
 q.k / h^2 - |k|^2 / (2 h^2) plus a per-query constant that the softmax cancels.
 
@@ -125,11 +125,14 @@ def nw_attention(
     *,
     with_stats: bool = False,
     score_bytes: int | None = None,
+    on_block: Callable[[int], None] | None = None,
 ) -> tuple[torch.Tensor, ...]:
     """NW estimates (B, Q) of values y (B, n) at pre-scaled queries q (B, Q, d) over keys k (B, n, d).
 
     With `with_stats`, also returns Z, S2, Sz (each (B, Q)) for the MAW gate. Peak extra memory is
-    about three score blocks of `score_bytes` each, whatever B, Q and n are.
+    about three score blocks of `score_bytes` each, whatever B, Q and n are. `on_block` is called with
+    the number of scores after each block (milliseconds apart) and may raise to stop the call: progress
+    and cancel reach inside however large one call is.
     """
     b, nq, d = q.shape
     n = k.shape[1]
@@ -154,4 +157,6 @@ def nw_attention(
                 res = eager(q[b0:b1, q0:q1].contiguous(), kk, kbb, yy)
             for out, r in zip(outs, res, strict=True):
                 out[b0:b1, q0:q1] = r
+            if on_block:
+                on_block((b1 - b0) * (q1 - q0) * n)
     return tuple(outs)

@@ -7,6 +7,7 @@ exactly the draws the engine used.
 
 from __future__ import annotations
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -14,17 +15,24 @@ from itertools import pairwise
 
 import torch
 
+from workers.settings import get_engine_settings
+
 TRAINING = 1
 QUERIES = 2
 RANDOM_GEOMETRY = 3
 SLICE_POINTS = 61
 _MASK = (1 << 64) - 1
-_SAMPLER_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+@lru_cache(maxsize=1)
+def _sampler_threads() -> int:
+    """The engine's compute threads when configured (one per worker sharing a machine), else up to 4."""
+    return get_engine_settings().threads or max(1, min(4, os.cpu_count() or 1))
 
 
 @lru_cache(maxsize=1)
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_SAMPLER_THREADS, thread_name_prefix="headdiv-sampler")
+    return ThreadPoolExecutor(max_workers=_sampler_threads(), thread_name_prefix="headdiv-sampler")
 
 
 def _splitmix64(x: int) -> int:
@@ -45,10 +53,39 @@ def seeded_generator(seed: int, stream: int, index: int, device: torch.device) -
     return gen
 
 
+def ar1_chain(z: torch.Tensor, phi: float) -> torch.Tensor:
+    """Stationary AR(1) chains along dimension 1 of z (R, n, p) of i.i.d. N(0, 1) innovations:
+    x_0 = z_0, x_i = φ x_(i-1) + √(1-φ²) z_i, so every x_i ~ N(0, I) and corr(x_i, x_(i+k)) = φ^k.
+
+    Computed as a doubling scan (x_i += φ^s x_(i-s) for s = 1, 2, 4, ...): log2(n) whole-tensor steps
+    instead of n small ones, on any device. φ = 0 returns z itself (the i.i.d. draws, bit for bit).
+    """
+    if phi == 0:
+        return z
+    x = z * math.sqrt(1.0 - phi * phi)
+    x[:, 0] = z[:, 0]
+    n, s, power = z.shape[1], 1, phi
+    while s < n and power > 0:
+        x = torch.cat([x[:, :s], x[:, s:] + power * x[:, :-s]], dim=1)
+        s, power = 2 * s, power * power
+    return x
+
+
 def training_sets(
-    seed: int, start: int, stop: int, n: int, p: int, *, device: torch.device, dtype: torch.dtype
+    seed: int,
+    start: int,
+    stop: int,
+    n: int,
+    p: int,
+    *,
+    device: torch.device,
+    dtype: torch.dtype,
+    phi: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Inputs X (R, n, p) ~ N(0, I_p) and noise eps (R, n) ~ N(0, 1) for replicates start..stop-1.
+
+    With `phi` > 0 the n inputs of a training set form the AR(1) chain of `ar1_chain` (docs/model.md
+    section 9), built from the very draws an i.i.d. scenario of the same seed uses, in the working dtype.
 
     Drawn in float32 whatever the working dtype, so float32 and float64 runs see the same data and
     differ only by rounding (and because torch's vectorised float32 sampler is ~5x faster than its
@@ -66,13 +103,13 @@ def training_sets(
 
     # torch's CPU sampler is single-threaded and releases the GIL: split the replicates over the
     # cores (each replicate has its own seed, so the split cannot change the numbers).
-    threads = min(_SAMPLER_THREADS, stop - start) if device.type == "cpu" else 1
+    threads = min(_sampler_threads(), stop - start) if device.type == "cpu" else 1
     if threads > 1 and (stop - start) * n * p >= 1 << 16:
         bounds = [start + (stop - start) * i // threads for i in range(threads + 1)]
         list(_pool().map(draw, [range(a, b) for a, b in pairwise(bounds)]))
     else:
         draw(range(start, stop))
-    return x.to(dtype), eps.to(dtype)
+    return ar1_chain(x.to(dtype), phi), eps.to(dtype)
 
 
 def query_points(seed: int, queries: int, p: int, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:

@@ -1,30 +1,24 @@
-"""Regression functions m(x) = f(a . x) and the signal direction a (MODEL.md section 3)."""
+"""The signal direction a and the targets m(x) = f(a . x) on tensors (docs/model.md section 3)."""
 
 from __future__ import annotations
 
 import torch
 
+from workers.engine.geometry import Geometry
 from workers.schemas import Scenario
+from workers.schemas.targets import TARGETS
 
 
-def signal_direction(s: Scenario, p: int, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
-    """Unit vector a: e_0, or (spread) the normalised sum of the first coordinates of B_0..B_H."""
-    a = torch.zeros(p, device=device, dtype=dtype)
-    if s.signal == "spread" and s.geometry != "random":
-        a[:: s.d_k] = 1.0 / (s.H + 1) ** 0.5
-    else:
-        a[0] = 1.0
+def signal_direction(s: Scenario, geometry: Geometry, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """Unit vector a: e_0 for a shared signal; for a spread one, equal weight on the geometry's spread
+    coordinates (the first coordinate of B_0, ..., B_H in a block layout)."""
+    a = torch.zeros(geometry.p, device=device, dtype=dtype)
+    coords = geometry.spread_coordinates() if s.signal == "spread" else [0]
+    a[coords] = 1.0 / len(coords) ** 0.5
     return a
 
 
 def apply_target(target: str, t: torch.Tensor) -> torch.Tensor:
-    """f(t) for the scalar index t = a . x."""
-    if target == "constant":
-        return torch.zeros_like(t)
-    if target == "linear":
-        return t
-    if target == "sine":
-        return torch.sin(2.0 * t)
-    if target == "quadratic":
-        return t * t
-    raise ValueError(f"unknown target {target!r}")
+    """f(t) of the named target for the scalar index t = a . x."""
+    result: torch.Tensor = TARGETS[target]().f(t)
+    return result

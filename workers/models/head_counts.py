@@ -6,6 +6,7 @@ so num_heads must come from somewhere; num_kv_heads then follows from the key wi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from workers.models.errors import ModelFileError
@@ -25,11 +26,25 @@ class HeadCounts:
     d_k: int
 
 
-def _from_metadata(metadata: dict[str, str], keys: tuple[str, ...]) -> int | None:
+_COUNT = re.compile(r"[0-9]{1,9}")
+"""A head count written in the metadata: plain ASCII digits (str.isdigit() would also take '٢' or '²')."""
+
+
+def _from_metadata(metadata: dict[str, str], keys: tuple[str, ...], field: str) -> int | None:
+    """The first of `keys` the metadata holds, as a whole number; a value that is not one is refused."""
     for key in keys:
         value = metadata.get(key)
-        if value is not None and value.strip().isdigit():
-            return int(value)
+        if value is None:
+            continue
+        text = value.strip()
+        if not _COUNT.fullmatch(text):
+            shown = text if len(text) <= 20 else text[:20] + "..."
+            raise ModelFileError(
+                f"the file's metadata gives {key} = {shown!r}, not a whole number in ASCII digits (at most 9); "
+                f"pass {field} explicitly",
+                field=field,
+            )
+        return int(text)
     return None
 
 
@@ -41,7 +56,7 @@ def resolve_head_counts(
 ) -> HeadCounts:
     """Check the counts against the widths; every mismatch names the field and the numbers involved."""
     if num_heads is None:
-        num_heads = _from_metadata(metadata, _HEAD_KEYS)
+        num_heads = _from_metadata(metadata, _HEAD_KEYS, "num_heads")
     if num_heads is None:
         raise ModelFileError(
             f"num_heads is required: the {layout.style} tensor names do not tell how the {layout.query_width} "
@@ -71,7 +86,7 @@ def resolve_head_counts(
         )
     implied_kv = layout.key_width // d_k
     if num_kv_heads is None:
-        num_kv_heads = _from_metadata(metadata, _KV_KEYS) or implied_kv
+        num_kv_heads = _from_metadata(metadata, _KV_KEYS, "num_kv_heads") or implied_kv
     if num_kv_heads != implied_kv:
         raise ModelFileError(
             f"num_kv_heads = {num_kv_heads} does not fit: {layout.key_width} key rows at d_k = {d_k} make "

@@ -1,7 +1,7 @@
 """From projection weights to per-head matrices W_h (p = d_model rows, d_k columns).
 
 Torch's Linear stores a projection as (out x in); head h owns output rows h d_k : (h+1) d_k, so its
-matrix in MODEL.md's orientation is `W[h d_k:(h+1) d_k, :].T`. GPT-2's Conv1D stores (in x out), so its
+matrix in docs/model.md's orientation is `W[h d_k:(h+1) d_k, :].T`. GPT-2's Conv1D stores (in x out), so its
 fused c_attn weight is transposed first and then cut into Q, K, V thirds.
 """
 

@@ -8,16 +8,18 @@ seeded random subspaces of the same shapes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from workers.engine.diversity import hdi, hdi_report
-from workers.models.errors import ModelFileError
+from workers.models.clusters import head_clusters, query_groups
+from workers.models.errors import MeasurementStopped, ModelFileError
 from workers.models.head_counts import resolve_head_counts
 from workers.models.heads import split_gpt2_c_attn, split_heads
 from workers.models.naming import LayerTensors, detect_layout
-from workers.models.safetensors_file import load_matrices, read_header
+from workers.models.safetensors_file import Source, open_safetensors
 
 MAX_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
@@ -54,50 +56,43 @@ def _hdi_or_error(what: str, heads: list[np.ndarray], **kwargs: Any) -> dict[str
 
 
 def model_hdi(
-    path: str | os.PathLike[str],
+    source: Source,
     *,
     num_heads: int | None = None,
     num_kv_heads: int | None = None,
     seed: int = 0,
     model: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
-    """Per-layer key/query HDI of a safetensors file; raises ModelFileError saying what is wrong.
+    """Per-layer key/query HDI of a safetensors file (a path or an open binary file); raises
+    ModelFileError saying what is wrong.
 
     Header, names, shapes and head counts are all checked before any weight is loaded; then each
-    layer's two tensors are loaded, checked finite, split into heads and measured.
+    layer's two tensors are read from the one open file, checked finite, split into heads and measured.
+    `should_stop` is asked before each layer; when it says yes, MeasurementStopped is raised.
     """
-    header = read_header(path)
-    layout = detect_layout(header.tensors)
-    counts = resolve_head_counts(layout, header.metadata, num_heads, num_kv_heads)
-    work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width)
-    if work > MAX_WORK:
-        raise ModelFileError(
-            f"this model is too large to measure here: about {work:.2g} operations for {len(layout.layers)} layers "
-            f"of d_model {layout.d_model}, over the limit of {MAX_WORK:.2g}; upload fewer layers"
-        )
-    layers: list[dict[str, Any]] = []
-    for lt in layout.layers:
-        mats = load_matrices(path, sorted({lt.query, lt.key}))
-        q_weight, k_weight = _layer_heads(layout.style, lt, mats)
-        key_heads = split_heads(k_weight, counts.num_kv_heads)
-        query_heads = split_heads(q_weight, counts.num_heads)
-        key = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) key heads", key_heads, max_angle_pairs=MAX_ANGLE_PAIRS)
-        query = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) query heads", query_heads, max_angle_pairs=0)
-        layers.append(
-            {
-                "layer": lt.layer,
-                "name": lt.stem,
-                "key_hdi": key["hdi"],
-                "query_hdi": query["hdi"],
-                "random_hdi": random_subspace_hdi(
-                    counts.num_kv_heads, layout.d_model, counts.d_k, seed=seed, layer=lt.layer
-                ),
-                "key_overlap": key["overlap_matrix"],
-                "key_principal_angles_deg": key["principal_angles_deg"],
-            }
-        )
+    with open_safetensors(source) as st:
+        header = st.header
+        layout = detect_layout(header.tensors)
+        counts = resolve_head_counts(layout, header.metadata, num_heads, num_kv_heads)
+        work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width)
+        if work > MAX_WORK:
+            raise ModelFileError(
+                f"this model is too large to measure here: about {work:.2g} operations for {len(layout.layers)} "
+                f"layers of d_model {layout.d_model}, over the limit of {MAX_WORK:.2g}; upload fewer layers"
+            )
+        layers: list[dict[str, Any]] = []
+        for lt in layout.layers:
+            if should_stop is not None and should_stop():
+                raise MeasurementStopped(len(layers), len(layout.layers))
+            mats = {name: st.matrix(name) for name in sorted({lt.query, lt.key})}
+            layers.append(
+                _measure_layer(layout.style, lt, mats, counts.num_heads, counts.num_kv_heads, layout.d_model, seed)
+            )
+    if model is None:
+        model = os.path.basename(os.fspath(source)) if isinstance(source, str | os.PathLike) else "upload.safetensors"
     return {
-        "model": model if model is not None else os.path.basename(os.fspath(path)),
+        "model": model,
         "style": layout.style,
         "num_heads": counts.num_heads,
         "num_kv_heads": counts.num_kv_heads,
@@ -106,4 +101,34 @@ def model_hdi(
         "seed": seed,
         "expected_random_hdi": (1.0 - counts.d_k / layout.d_model) if counts.num_kv_heads > 1 else None,
         "layers": layers,
+    }
+
+
+def _measure_layer(
+    style: str,
+    lt: LayerTensors,
+    mats: dict[str, np.ndarray],
+    num_heads: int,
+    num_kv_heads: int,
+    d_model: int,
+    seed: int,
+) -> dict[str, Any]:
+    q_weight, k_weight = _layer_heads(style, lt, mats)
+    key_heads = split_heads(k_weight, num_kv_heads)
+    query_heads = split_heads(q_weight, num_heads)
+    key = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) key heads", key_heads, max_angle_pairs=MAX_ANGLE_PAIRS)
+    query = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) query heads", query_heads, max_angle_pairs=0)
+    return {
+        "layer": lt.layer,
+        "name": lt.stem,
+        "key_hdi": key["hdi"],
+        "query_hdi": query["hdi"],
+        "random_hdi": random_subspace_hdi(num_kv_heads, d_model, key_heads[0].shape[1], seed=seed, layer=lt.layer),
+        "key_overlap": key["overlap_matrix"],
+        "key_principal_angles_deg": key["principal_angles_deg"],
+        "query_overlap": query["overlap_matrix"],
+        "clusters": {
+            "key": head_clusters(np.asarray(key["overlap_matrix"])),
+            "query": head_clusters(np.asarray(query["overlap_matrix"]), query_groups(num_heads, num_kv_heads)),
+        },
     }

@@ -24,6 +24,10 @@ _PATTERNS: dict[Style, re.Pattern[str]] = {
     "gpt2": re.compile(r"^(?P<stem>(?:.*\.)?h\.(?P<i>\d+)\.attn)\.(?P<kind>c_attn)\.weight$"),
     "llama": re.compile(r"^(?P<stem>(?:.*\.)?layers\.(?P<i>\d+)\.self_attn)\.(?P<kind>q|k)_proj\.weight$"),
 }
+MAX_LAYERS = 512
+"""Most attention layers measured in one file: four times the deepest released models (about 126). Each
+layer costs a fixed amount beyond its size (bases, baseline, angles), so tiny layers must be bounded too."""
+
 _QUERY_KIND = {"query", "q", "c_attn"}
 _KEY_KIND = {"key", "k", "c_attn"}
 
@@ -71,6 +75,8 @@ def detect_layout(tensors: dict[str, TensorInfo]) -> AttentionLayout:
     if len(found) > 1:
         raise ModelFileError(f"ambiguous file: it mixes naming styles {sorted(found)}; upload one model at a time")
     style, stems = next(iter(found.items()))
+    if len(stems) > MAX_LAYERS:
+        raise ModelFileError(f"the file has {len(stems)} attention layers; at most {MAX_LAYERS} are measured here")
     layers: list[LayerTensors] = []
     for index, stem in enumerate(sorted(stems, key=_sort_key)):
         kinds = stems[stem]

@@ -1,14 +1,16 @@
 """The function RQ runs for every job: compute, publish progress, honour cancel, cache the result.
 
-Expected outcomes (finished, failed for a reason the user can act on, canceled) are *returned*, so
-RQ's `Retry` is spent only on what it is for: a crash, a lost worker, an unreachable cache.
-The result itself goes to the result cache, not to RQ's result store, so it is stored once.
+Expected outcomes (finished, failed for a reason the user can act on, canceled) are *returned*, as the
+job's `JobState` without its result, so RQ's `Retry` is spent only on what it is for: a crash, a lost
+worker, an unreachable cache. The result itself goes to the result cache, not to RQ's result store,
+so it is stored once.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -17,12 +19,16 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
-from server.cache.base import encode_result
-from server.cache.redis_cache import RedisCache
-from server.jobs.failures import describe_failure
-from server.jobs.keys import cancel_key
-from server.redis_client import connect
-from server.settings import get_server_settings
+from workers.jobs.cache.redis import RedisCache
+from workers.jobs.cells import cached_summaries, cell_id
+from workers.jobs.compute import compute, fill_cells
+from workers.jobs.failures import describe_failure, timed_out
+from workers.jobs.keys import cancel_key
+from workers.jobs.kinds import job_kind
+from workers.jobs.redis_client import connect
+from workers.jobs.settings import get_job_settings
+from workers.jobs.state import CellCount, JobError, JobState, JobStatus
+from workers.schemas import Scenario
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.2
@@ -31,7 +37,7 @@ CANCEL_EVERY_S = 0.25
 
 @lru_cache(maxsize=1)
 def _cache() -> RedisCache:
-    settings = get_server_settings()
+    settings = get_job_settings()
     url = settings.cache_redis_url or settings.redis_url
     if url is None:
         raise RuntimeError("REDIS_URL (or CACHE_REDIS_URL) must be set for a queue worker")
@@ -39,10 +45,16 @@ def _cache() -> RedisCache:
 
 
 class _JobHooks:
-    """Progress into `job.meta` and the cancel flag out of Redis, both throttled to a few per second."""
+    """Progress into `job.meta` and the cancel flags out of Redis, both throttled to a few per second.
 
-    def __init__(self, job: Job) -> None:
+    `also` names other jobs whose cancel flag stops this one too (a chunk stops with its parent). The job's
+    time limit is checked here too: RQ's alarm only interrupts Python between bytecodes, so the engine's own
+    checks (between blocks of attention scores) are what end a long run on time."""
+
+    def __init__(self, job: Job, also: tuple[str, ...] = ()) -> None:
         self.job = job
+        self.flags = [cancel_key(job.id), *(cancel_key(other) for other in also)]
+        self.deadline = time.monotonic() + job.timeout if job.timeout and job.timeout > 0 else None
         self._last_progress = 0.0
         self._last_check = 0.0
         self._canceled = False
@@ -58,40 +70,81 @@ class _JobHooks:
         except RedisError as exc:  # progress is best effort: a Redis blip must not fail the job
             log.warning("progress of job %s not published: %s", self.job.id, exc)
 
+    def timed_out(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
     def should_cancel(self) -> bool:
+        if self.timed_out():
+            return True
         now = time.monotonic()
         if not self._canceled and now - self._last_check >= CANCEL_EVERY_S:
             self._last_check = now
             try:
-                self._canceled = bool(self.job.connection.exists(cancel_key(self.job.id)))
+                self._canceled = bool(self.job.connection.exists(*self.flags))
             except RedisError as exc:  # cannot tell: keep working, and ask again at the next step
                 log.warning("cancel flag of job %s unreadable: %s", self.job.id, exc)
         return self._canceled
 
 
-def run(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-    """Run one job; returns `{outcome: finished|failed|canceled, error: {message, type} | null}`."""
-    from workers.engine import run_job
+def _outcome(
+    job: Job, status: JobStatus, error: JobError | None = None, cells: CellCount | None = None
+) -> dict[str, Any]:
+    progress = 1.0 if status == "finished" else float((job.meta or {}).get("progress", 0.0))
+    state = JobState(job_id=job.id, status=status, progress=progress, error=error, cells=cells)
+    return state.model_dump(mode="json")
 
-    job = get_current_job()
-    if job is None:
-        raise RuntimeError("workers.queue.tasks.run must run inside an RQ worker")
-    hooks = _JobHooks(job)
+
+def _guarded(job: Job, hooks: _JobHooks, work: Callable[[], CellCount | None]) -> dict[str, Any]:
+    """Run `work`; expected endings (finished, failed with a reason, canceled) are returned, not raised."""
     if hooks.should_cancel():
-        return {"outcome": "canceled", "error": {"message": "canceled on request", "type": "canceled"}}
+        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
     try:
-        result = run_job(kind, payload, progress=hooks.progress, should_cancel=hooks.should_cancel)
-        raw = encode_result(result)
+        cells = work()
     except JobTimeoutException:
-        timeout = job.timeout
-        message = f"the job ran past its time limit of {timeout} s; ask for less work or raise HEADDIV_JOB_TIMEOUT_S"
-        return {"outcome": "failed", "error": {"message": message, "type": "timeout"}}
+        return _outcome(job, "failed", timed_out(float(job.timeout or 0)))
     except Exception as exc:
-        error = describe_failure(exc)
+        error = timed_out(float(job.timeout or 0)) if hooks.timed_out() else describe_failure(exc)
         if error.message.startswith("internal error"):
             raise  # a bug or a crash: let RQ record the traceback and spend a retry on it
-        outcome = "canceled" if error.type == "canceled" else "failed"
-        return {"outcome": outcome, "error": error.model_dump()}
-    _cache().set(job.id, raw)  # unreachable cache: raises, and RQ retries the job
+        return _outcome(job, "canceled" if error.type == "canceled" else "failed", error)
     hooks.progress(1.0)
-    return {"outcome": "finished", "error": None}
+    return _outcome(job, "finished", cells=cells)
+
+
+def _current() -> Job:
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("workers.queue.tasks must run inside an RQ worker")
+    return job
+
+
+def run(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Run one job (the cells its chunks left, then its result); returns its final `JobState` as JSON, without
+    the result, which goes to the cache (an unreachable cache raises, and RQ retries the job)."""
+    job, cache = _current(), _cache()
+    hooks = _JobHooks(job)
+
+    def work() -> CellCount | None:
+        outcome = compute(job_kind(kind), payload, cache, progress=hooks.progress, should_cancel=hooks.should_cancel)
+        cache.set(job.id, outcome.raw)
+        submitted = (job.meta or {}).get("from_cache")  # its chunks cached the rest: what counts is before them
+        if outcome.cells is None or submitted is None:
+            return outcome.cells
+        return outcome.cells.model_copy(update={"from_cache": min(int(submitted), outcome.cells.from_cache)})
+
+    return _guarded(job, hooks, work)
+
+
+def run_cells(parent: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """One chunk of a job fanned out across workers: simulate these cells (those not cached yet), caching each.
+    It stops when its parent job is canceled."""
+    job, cache = _current(), _cache()
+    hooks = _JobHooks(job, also=(parent,))
+
+    def work() -> None:
+        scenarios = [Scenario.model_validate(c) for c in cells]
+        ids = [cell_id(s) for s in scenarios]
+        summaries = cached_summaries(cache, ids)
+        fill_cells(scenarios, ids, summaries, cache, progress=hooks.progress, should_cancel=hooks.should_cancel)
+
+    return _guarded(job, hooks, work)

@@ -8,6 +8,11 @@ expires within `heartbeat_ttl_s`, and the next maintenance pass (any worker's, o
 `maintenance_interval_s`) retries the job or fails it as abandoned - within two minutes in all,
 however long the job's own `job_timeout` is. One worker per GPU: start each with its own
 `CUDA_VISIBLE_DEVICES`; the device itself comes from `HEADDIV_DEVICE` (workers.settings).
+
+A worker takes small jobs first (the fast queue), then the others, then background work (the low
+queue); one started with `--fast-lane` takes small jobs only, so they never wait behind long ones.
+After its warm-up it measures its engine speed and publishes it with every heartbeat, for the API's
+admission control (`server.admission`).
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
-from server.redis_client import connect
-from server.settings import ServerSettings, get_server_settings
+from workers.jobs.keys import speed_key
+from workers.jobs.queue import worker_name
+from workers.jobs.redis_client import connect
+from workers.queue.settings import WorkerSettings, get_worker_settings
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +44,9 @@ class HeaddivWorker(SimpleWorker):
     heartbeat_ttl_s: int = 30
     shutdown_asked: bool = False
     """Set on SIGTERM/SIGINT, idle or busy (RQ's own flag is only set when a job is running)."""
+    speed: float | None = None
+    """Engine speed of this process (work units per second), once measured: class-wide, because a worker
+    rebuilt after a lost connection computes on the same machine."""
 
     def request_stop(self, signum: int, frame: object) -> None:
         self.shutdown_asked = True
@@ -48,6 +58,8 @@ class HeaddivWorker(SimpleWorker):
         super().heartbeat(timeout, pipeline)
         if not self.shutdown_asked:
             worker_registration.register(self, pipeline)
+            if self.speed is not None:
+                (pipeline or self.connection).set(speed_key(self.name), repr(self.speed), ex=self.worker_ttl + 60)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl_s
@@ -78,17 +90,16 @@ def _device_label() -> str:
     """Resolve the engine's device now, loading torch once in this process (never before a fork)."""
     from workers.engine.device import resolve_device
 
-    return str(resolve_device(None)).replace(".", "_")
+    return str(resolve_device(None))
 
 
-def build_worker(redis_url: str, queue_names: list[str] | None, settings: ServerSettings) -> HeaddivWorker:
+def build_worker(redis_url: str, queue_names: list[str] | None, settings: WorkerSettings) -> HeaddivWorker:
     connection = connect(redis_url, max(settings.redis_socket_timeout_s, 5.0))
-    names = queue_names or [settings.queue_name]
+    names = queue_names or [settings.fast_queue_name, settings.queue_name, settings.low_queue_name]
     queues = [Queue(name, connection=connection, serializer=JSONSerializer) for name in names]
-    name = f"headdiv.{_device_label()}.{socket.gethostname()}.{os.getpid()}"
     worker = HeaddivWorker(
         queues,
-        name=name,
+        name=worker_name(_device_label(), socket.gethostname(), os.getpid()),
         connection=connection,
         serializer=JSONSerializer,
         maintenance_interval=settings.maintenance_interval_s,
@@ -101,17 +112,29 @@ def build_worker(redis_url: str, queue_names: list[str] | None, settings: Server
     return worker
 
 
+def _warm_up(settings: WorkerSettings) -> None:
+    """Compile the engine, then measure its speed (unless configured): before the first job, if it is quick."""
+    from workers.engine import measure_speed, warm_up
+
+    warm_up()
+    if HeaddivWorker.speed is None:
+        try:
+            HeaddivWorker.speed = measure_speed()
+            log.info("engine speed: %.3g work units per second", HeaddivWorker.speed)
+        except Exception:
+            log.warning("engine speed not measured; the API will not bound jobs by it", exc_info=True)
+
+
 def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: bool = False) -> None:
     """Run a worker until it is told to stop (SIGTERM/SIGINT), or, with `burst`, until the queue is empty.
 
     If Redis goes away the worker waits and reconnects rather than exiting.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = get_server_settings()
+    settings = get_worker_settings()
+    HeaddivWorker.speed = settings.work_per_s
     if settings.warm_up:
-        from workers.engine import warm_up
-
-        threading.Thread(target=warm_up, name="headdiv-warm-up", daemon=True).start()
+        threading.Thread(target=_warm_up, args=(settings,), name="headdiv-warm-up", daemon=True).start()
     delay = 1.0
     while True:
         try:

@@ -1,20 +1,29 @@
-"""Pydantic models at the edges: the scenario and the request bodies built on it (no torch here)."""
+"""Pydantic models at the edges and the registries they are built from; importable without torch.
 
+The engine, the job protocol, the API, the CLI and the dashboard all read their vocabulary here: the
+scenario (`scenario`), the bodies of the other requests (`requests`, `lessons`), the registries of
+the model's concepts (`geometries`, `targets`, `kernels`, `bandwidths`, `weightings`), the surface
+metrics (`metrics`) and the catalogue of built-in example models (`builtin_models`).
+"""
+
+from workers.schemas.fields import StrictModel
 from workers.schemas.requests import (
     SWEEP_PARAMS,
     ArchitectureRequest,
     Axis,
+    CovarianceRequest,
     DiversitySweepRequest,
     HDIRequest,
     SurfaceRequest,
     TheoryQuery,
 )
-from workers.schemas.scenario import Scenario, StrictModel, check_work
+from workers.schemas.scenario import Scenario, check_work
 
 __all__ = [
     "SWEEP_PARAMS",
     "ArchitectureRequest",
     "Axis",
+    "CovarianceRequest",
     "DiversitySweepRequest",
     "HDIRequest",
     "Scenario",

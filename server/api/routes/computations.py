@@ -1,43 +1,38 @@
-"""The long computations, submitted as jobs: simulations, surfaces, architectures, diversity sweeps.
+"""The long computations, submitted as jobs: one route per job kind of `workers.jobs.kinds`.
 
-Each body is validated by the engine's own pydantic model (a 422 names the field, the work budget
-included) before anything is queued; the answer is the job, 200 once ended and 202 while pending.
+Each body is validated by the kind's own pydantic model (a 422 names the field, the work budget
+included) before anything is queued; the answer is the job, 200 once ended and 202 while pending, or
+429 when its client (or everyone) already has as much work queued as `server.admission` allows.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
 
 from server.api.deps import BackendDep, SettingsDep
-from server.api.responses import JOB_RESPONSES, WaitQuery, submit
-from workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest
+from server.api.responses import JOB_RESPONSES, WaitQuery, client_of, submit
+from workers.jobs.kinds import JOB_KINDS, JobKind
 
 router = APIRouter(tags=["jobs"], responses=JOB_RESPONSES)
 
 
-@router.post("/simulations", summary="Run one Monte Carlo simulation of a scenario")
-async def post_simulation(
-    scenario: Scenario, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery
-) -> Response:
-    return await submit(backend, "simulation", scenario, min(wait, settings.max_wait_s))
+def _endpoint(kind: JobKind) -> Callable[..., Awaitable[Response]]:
+    async def post(
+        request: Any, http: Request, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery
+    ) -> Response:
+        return await submit(backend, kind.name, request, min(wait, settings.max_wait_s), client_of(http))
+
+    # FastAPI reads the body's model from the signature: give it this kind's request model.
+    signature = inspect.signature(post)
+    body = signature.parameters["request"].replace(annotation=kind.request)
+    post.__signature__ = signature.replace(parameters=[body, *list(signature.parameters.values())[1:]])  # type: ignore[attr-defined]
+    post.__name__ = f"post_{kind.name}"
+    return post
 
 
-@router.post("/surfaces", summary="Sweep two scenario keys over a grid")
-async def post_surface(
-    request: SurfaceRequest, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery
-) -> Response:
-    return await submit(backend, "surface", request, min(wait, settings.max_wait_s))
-
-
-@router.post("/architectures", summary="Compare every split H x d_k of a head-dimension budget")
-async def post_architecture(
-    request: ArchitectureRequest, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery
-) -> Response:
-    return await submit(backend, "architecture", request, min(wait, settings.max_wait_s))
-
-
-@router.post("/sweeps/diversity", summary="MSE against head diversity over a range of angles")
-async def post_diversity_sweep(
-    request: DiversitySweepRequest, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery
-) -> Response:
-    return await submit(backend, "diversity_sweep", request, min(wait, settings.max_wait_s))
+for _kind in JOB_KINDS.values():
+    router.add_api_route(_kind.path, _endpoint(_kind), methods=["POST"], summary=_kind.summary)

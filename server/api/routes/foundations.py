@@ -1,66 +1,44 @@
-"""Foundations lessons API (issue 6): the scaling, softmax, entropy and budget lessons.
+"""The foundations lessons: one GET and one POST route per lesson of `workers.schemas.lessons`.
 
-Each lesson answers both `GET` (query parameters, so a lesson is a shareable URL) and `POST` (a JSON
-body of the same model). The query models live with the engine functions in
-`workers.engine.foundations`; bounds there make every answer cheap, so the lessons run inline in the
-thread pool rather than as queued jobs.
+`GET` takes the query as query parameters (so a lesson is a shareable URL; their text is read as the
+numbers and booleans of the model, see `server/api/query_text.py`) and `POST` as a JSON body of the
+same model, whose types are strict. The lessons are cheap by their bounds, so they run inline in the thread pool
+rather than as queued jobs; the engine (and torch) is imported at the first lesson asked for.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from workers.engine.foundations import (
-    BudgetQuery,
-    EntropyQuery,
-    ScalingQuery,
-    SoftmaxQuery,
-    budget_lesson,
-    entropy_lesson,
-    scaling_lesson,
-    softmax_lesson,
-)
+from server.api.query_text import from_query_text
+from workers.schemas.lessons import LESSONS, Lesson
 
 router = APIRouter(prefix="/foundations", tags=["foundations"])
 
 
-@router.get("/scaling", summary="Unscaled vs scaled dot products, cosine similarity against d_k")
-def get_scaling(query: Annotated[ScalingQuery, Query()]) -> dict[str, Any]:
-    return scaling_lesson(query)
+def _endpoint(lesson: Lesson, method: str) -> Callable[..., dict[str, Any]]:
+    def answer(query: Any) -> dict[str, Any]:
+        module, _, function = lesson.runner.partition(":")
+        result: dict[str, Any] = getattr(importlib.import_module(module), function)(query)
+        return result
+
+    # GET reads the model from the query string, POST from the body.
+    annotation = Annotated[from_query_text(lesson.query), Query()] if method == "GET" else lesson.query
+    signature = inspect.signature(answer)
+    answer.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[signature.parameters["query"].replace(annotation=annotation)]
+    )
+    answer.__name__ = f"{method.lower()}_{lesson.name}"
+    return answer
 
 
-@router.post("/scaling", summary="Unscaled vs scaled dot products, cosine similarity against d_k")
-def post_scaling(query: ScalingQuery) -> dict[str, Any]:
-    return scaling_lesson(query)
-
-
-@router.get("/softmax", summary="Softmax as a Boltzmann distribution at temperature T")
-def get_softmax(query: Annotated[SoftmaxQuery, Query()]) -> dict[str, Any]:
-    return softmax_lesson(query)
-
-
-@router.post("/softmax", summary="Softmax as a Boltzmann distribution at temperature T")
-def post_softmax(query: SoftmaxQuery) -> dict[str, Any]:
-    return softmax_lesson(query)
-
-
-@router.get("/entropy", summary="Attention entropy of random heads against H at fixed d_model")
-def get_entropy(query: Annotated[EntropyQuery, Query()]) -> dict[str, Any]:
-    return entropy_lesson(query)
-
-
-@router.post("/entropy", summary="Attention entropy of random heads against H at fixed d_model")
-def post_entropy(query: EntropyQuery) -> dict[str, Any]:
-    return entropy_lesson(query)
-
-
-@router.get("/budget", summary="Parameters, FLOPs and attention memory of one attention layer")
-def get_budget(query: Annotated[BudgetQuery, Query()]) -> dict[str, Any]:
-    return budget_lesson(query)
-
-
-@router.post("/budget", summary="Parameters, FLOPs and attention memory of one attention layer")
-def post_budget(query: BudgetQuery) -> dict[str, Any]:
-    return budget_lesson(query)
+for _lesson in LESSONS.values():
+    for _method in ("GET", "POST"):
+        router.add_api_route(
+            f"/{_lesson.name}", _endpoint(_lesson, _method), methods=[_method], summary=_lesson.summary
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from server.api.deps import BackendDep, call
 from workers import __version__
@@ -21,6 +21,11 @@ class Health(BaseModel):
     device: str
     version: str
     detail: str = ""
+    speed: float | None = Field(
+        None,
+        description="Engine speed of the slowest runner, in work units per second, measured at start-up (null "
+        "until then). A job needing more than speed * HEADDIV_JOB_TIMEOUT_S work units is refused.",
+    )
 
 
 @router.get("/health", response_model=Health)
@@ -35,4 +40,5 @@ async def health(backend: BackendDep) -> Health:
         device=h.device,
         version=__version__,
         detail=h.detail,
+        speed=h.speed,
     )

@@ -1,21 +1,27 @@
-"""GET /api/v1/theory/architecture: the closed-form curves of MODEL.md section 7 (cheap, no job)."""
+"""GET /api/v1/theory/architecture: the closed-form curves of docs/model.md section 7 (cheap, no job)."""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from server.api.errors import invalid_body
+from server.api.query_text import from_query_text
 from workers.schemas import TheoryQuery
+
+if TYPE_CHECKING:
+    TheoryText = TheoryQuery
+else:
+    TheoryText = from_query_text(TheoryQuery)
 
 router = APIRouter(prefix="/theory", tags=["theory"])
 
 
 @router.get("/architecture", summary="Closed-form architecture objective and optimal splits")
-def get_architecture_theory(query: Annotated[TheoryQuery, Query()]) -> Any:
+def get_architecture_theory(query: Annotated[TheoryText, Query()]) -> Any:
     from workers.engine import EngineError, architecture_theory
 
     try:

@@ -1,0 +1,199 @@
+"""Cells: batching, a surface against its exp floors, the first partial result, and fan-out across workers.
+
+Measured side by side in one run (medians of `--repeat` runs where it says so):
+  batch     a 16-angle diversity sweep of the default scenario simulated in batches (as a job does)
+            against the same 16 scenarios simulated one by one; the ratio separate / batched
+  surface   the default 7 x 5 surface (theta x H) computed cold, cell by cell into a fresh cache, against
+            the sum of its cells' floors (one torch.exp over R*H*queries*n float32 elements per cell)
+  partial   through the embedded API: seconds from submitting the default surface (and the default
+            diversity sweep) to the first poll that shows a partial result, and to the finished one
+  fan-out   a 12 x 12 surface (theta x noise) on a real Redis with one `headdiv worker`, then with two,
+            each limited to one compute thread (HEADDIV_THREADS=1); the ratio one / two workers
+            (skipped, saying why, when no Redis answers at --redis-url)
+
+Run: `python bench/bench_cells.py` (a few minutes on 2 cores; the engine is compiled first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def median_time(fn: Callable[[], object], repeat: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def batch_ratio(repeat: int) -> None:
+    from workers.engine import simulate, simulate_many
+    from workers.schemas import Scenario
+
+    cells = [Scenario.model_validate({"theta": 6.0 * k}) for k in range(16)]
+    separate = median_time(lambda: [simulate(c) for c in cells], repeat)
+    batched = median_time(lambda: list(simulate_many(cells)), repeat)
+    print(
+        f"batch    16-angle sweep: separate {separate:.3f} s, batched {batched:.3f} s, ratio {separate / batched:.2f}"
+    )
+
+
+def surface_against_floors() -> None:
+    import torch
+
+    from workers.jobs.cache.memory import MemoryCache
+    from workers.jobs.compute import run_job
+    from workers.schemas import SurfaceRequest
+
+    request = SurfaceRequest.model_validate(
+        {
+            "x": {"param": "theta", "values": [0, 15, 30, 45, 60, 75, 90]},
+            "y": {"param": "H", "values": [1, 2, 4, 8, 16]},
+        }
+    )
+    floors = 0.0
+    for cell in request.scenarios():
+        size = cell.replicates * cell.H * cell.queries * cell.n
+        scores = torch.randn(size)
+        floors += median_time(lambda s=scores: torch.exp(s), 3)  # type: ignore[misc]
+    started = time.perf_counter()
+    run_job("surface", request, MemoryCache(1 << 30))
+    cold = time.perf_counter() - started
+    print(f"surface  default 7x5 cold {cold:.2f} s, sum of exp floors {floors:.2f} s, ratio {cold / floors:.2f}")
+
+
+def first_partial() -> None:
+    from fastapi.testclient import TestClient
+
+    from server.main import create_app
+    from server.settings import ServerSettings
+
+    app = create_app(ServerSettings(redis_url=None, warm_up=False, warm_start=False), mount_dashboard=False)
+    bodies = {
+        "surface": (
+            "/api/v1/surfaces",
+            {
+                "x": {"param": "theta", "values": [0, 15, 30, 45, 60, 75, 90]},
+                "y": {"param": "H", "values": [1, 2, 4, 8, 16]},
+            },
+        ),
+        "diversity sweep": ("/api/v1/sweeps/diversity", {}),
+    }
+    with TestClient(app) as client:
+        for label, (path, body) in bodies.items():
+            started = time.perf_counter()
+            state = client.post(path, json=body).json()
+            partial_at = None
+            while state["status"] not in ("finished", "failed", "canceled"):
+                if partial_at is None and state.get("partial") is not None:
+                    partial_at = time.perf_counter() - started
+                time.sleep(0.01)
+                state = client.get(f"/api/v1/jobs/{state['job_id']}").json()
+            done = time.perf_counter() - started
+            shown = f"{partial_at:.2f} s" if partial_at is not None else "none before the end"
+            print(f"partial  {label}: first partial {shown}, finished {done:.2f} s ({state['cells']['total']} cells)")
+
+
+def fan_out(redis_url: str) -> None:
+    import redis
+
+    try:
+        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
+    except redis.RedisError as exc:
+        print(f"fan-out  skipped: no Redis at {redis_url} ({exc})")
+        return
+    from server.backends.rq import RQBackend
+    from server.settings import ServerSettings
+    from tests.server.helpers import delete_queue
+    from workers.jobs.ids import canonical_payload, job_id
+    from workers.schemas import SurfaceRequest
+
+    times = {}
+    for count in (1, 2):
+        queue = f"bench-{secrets.token_hex(4)}"
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "HEADDIV_QUEUE_NAME": queue,
+            "HEADDIV_THREADS": "1",
+            "HEADDIV_WORKER_NICE": "0",
+            "HEADDIV_WARM_UP": "0",
+            "HEADDIV_COMPILE": "off",
+            "HEADDIV_CACHE_TTL_S": "600",
+        }
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "server.cli", "worker"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
+            )
+            for _ in range(count)
+        ]
+        try:
+            settings = ServerSettings(redis_url=redis_url, queue_name=queue, cache_ttl_s=600)
+            backend = RQBackend(settings)
+            from rq import Worker
+
+            while Worker.count(connection=backend.redis, queue=backend.queue) < count:
+                time.sleep(0.2)
+            request = SurfaceRequest.model_validate(
+                {
+                    "base": {"replicates": 100, "seed": secrets.randbelow(2**31)},
+                    "x": {"param": "theta", "values": [7.5 * k for k in range(12)]},
+                    "y": {"param": "noise", "values": [0.1 * (k + 1) for k in range(12)]},
+                }
+            )
+            jid = job_id("surface", canonical_payload(request))
+            started = time.perf_counter()
+            state = backend.submit("surface", request, jid)
+            while not state.done:
+                time.sleep(0.05)
+                state = backend.get(jid) or state
+            times[count] = time.perf_counter() - started
+            print(f"fan-out  12x12 surface, {count} worker(s): {times[count]:.2f} s ({state.status})")
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.wait(timeout=30)
+            delete_queue(redis_url, queue)
+    print(f"fan-out  one / two workers: {times[1] / times[2]:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--redis-url", default=os.environ.get("HEADDIV_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"))
+    parser.add_argument("--skip", nargs="*", default=[], choices=["batch", "surface", "partial", "fan-out"])
+    args = parser.parse_args()
+    os.environ.setdefault("HEADDIV_COMPILE", "on")
+    from workers.engine import warm_up
+
+    started = time.perf_counter()
+    compiled = warm_up()
+    print(f"engine compiled={compiled} in {time.perf_counter() - started:.1f} s (excluded below)")
+    steps: dict[str, Callable[[], None]] = {
+        "batch": lambda: batch_ratio(args.repeat),
+        "surface": surface_against_floors,
+        "partial": first_partial,
+        "fan-out": lambda: fan_out(args.redis_url),
+    }
+    for name, step in steps.items():
+        if name not in args.skip:
+            step()
+
+
+if __name__ == "__main__":
+    main()

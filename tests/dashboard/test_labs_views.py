@@ -1,0 +1,71 @@
+"""The covariance lab's and the head clusters' charts, sentences and exports on real results, no browser."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+import pytest
+
+from dashboard.app import build_registry
+from dashboard.export import reproduce_commands, result_to_csv
+from dashboard.figures import covariance as cfigs
+from dashboard.figures import models as mfigs
+from dashboard.views import VIEWS
+from dashboard.views.covariance import covariance_request, verdict
+from dashboard.views.models import prune_forecast
+from tests.dashboard.conftest import drawn_numbers
+from workers.jobs.compute import run_job
+from workers.models import builtin_hdi, list_builtins
+
+
+@pytest.fixture(scope="module")
+def lab() -> dict[str, Any]:
+    body = {"thetas": [0, 45, 90], "base": {"H": 3, "d_k": 2, "n": 48, "queries": 8, "replicates": 30, "noise": 1.0}}
+    return json.loads(json.dumps(run_job("covariance", body)))
+
+
+def test_covariance_charts_draw_finite_numbers(lab: dict[str, Any]) -> None:
+    for pair in (0, 1, 3, 99):
+        for fig in (cfigs.split_over_theta(lab, pair), cfigs.bound_vs_truth(lab, pair)):
+            numbers = drawn_numbers(fig)
+            assert numbers and all(math.isfinite(x) for x in numbers)
+    assert "heads 1 and 3" in cfigs.split_over_theta(lab, 2).layout.title.text
+    assert drawn_numbers(cfigs.pair_heatmap(lab))
+
+
+def test_covariance_verdict_names_the_three_numbers(lab: dict[str, Any]) -> None:
+    text = verdict(lab)
+    assert text.startswith("At θ = 90°") and "shared noise" in text and "Lemma 4.1" in text
+
+
+def test_covariance_csv_is_a_table_and_reproduce_names_the_command(lab: dict[str, Any]) -> None:
+    rows = list(csv.DictReader(io.StringIO(result_to_csv(lab))))
+    assert len(rows) == 3 * 3  # angles x pairs
+    assert {"theta", "pair", "measured", "shared_noise", "signal", "bound"} <= set(rows[0])
+    path, body = covariance_request(build_registry(VIEWS).parse("?tab=covariance&cv_n=4"))
+    assert path == "/labs/covariance" and body["thetas"] == [0, 30, 60, 90]
+    assert "headdiv covariance" in reproduce_commands("http://x", path, body)
+
+
+def test_preset_and_url_params_of_the_labs_parse_cleanly() -> None:
+    registry = build_registry(VIEWS)
+    state = registry.parse("?tab=covariance&cv_n=5&cv_pair=2&mheads=query")
+    assert state.notices == [] and (state["cv_n"], state["cv_pair"], state["mheads"]) == (5, 2, "query")
+
+
+@pytest.mark.skipif(not any(b["available"] for b in list_builtins()), reason="no built-in model installed")
+def test_cluster_charts_and_forecast_on_the_built_in_model() -> None:
+    result = json.loads(json.dumps(builtin_hdi(list_builtins()[0]["name"])))
+    for which in ("key", "query"):
+        for fig in (
+            mfigs.dendrogram_figure(result, 3, which),
+            mfigs.clustered_heatmap(result, 3, which),
+            mfigs.contribution_bars(result, 3, which),
+        ):
+            numbers = drawn_numbers(fig)
+            assert numbers and all(math.isfinite(x) for x in numbers)
+        assert prune_forecast(result, 3, which).startswith("Layer 3: pruning")

@@ -1,0 +1,314 @@
+"""The page's layout in real headless Chromium at the sizes it is used at, measured rather than eyeballed.
+
+Projector (1024x768, with and without large fonts), laptop (1280x720) and phone (390x844): for every tab,
+no horizontal scroll (`scrollWidth` <= the viewport) and no text box over another (tab labels, header
+numbers, chart titles, legends, annotations, bar labels, axis labels, control labels), and every chart's
+text inside its chart. Screenshots go to test-artifacts/ (ignored by git); `make screenshots` copies the
+README's ones into docs/img/ (HEADDIV_SCREENSHOTS_TO), the only way tests write into the checkout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from dashboard.views import VIEWS
+from tests.dashboard.conftest import ARTIFACTS, ROOT, dashboard_against_a_dead_api
+
+pytestmark = [pytest.mark.timeout(420), pytest.mark.browser]
+SMALL = "replicates=20&queries=16"
+"""Cheap scenarios (as in test_browser.py); the sweeps' own sizes are kept small through their parameters."""
+LIGHT = f"{SMALL}&dn=4&budget=8&sxv=0,90&syv=2,4"
+
+TEXT_BOXES = r"""
+() => {
+  const shown = (el) => {
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false;
+    }
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const page = (r) => ({x0: r.left + scrollX, y0: r.top + scrollY, x1: r.right + scrollX, y1: r.bottom + scrollY});
+  const html = [
+    '.brand h1', '.stat-label', '.stat-value', '.header .job-status', '.header .tool', '.tab',
+    '.view-description', '.control > label', '.verdict', '.charts .job-status', '.btn', '.preset',
+    '.rc-slider-mark-text', '.lesson h3', '#notices li',
+  ];
+  const boxes = [];
+  for (const sel of html) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (!shown(el) || !el.checkVisibility() || !el.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const r = range.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) boxes.push({what: sel + ' "' + el.textContent.trim().slice(0, 40) + '"', chart: null, ...page(r), el});
+    }
+  }
+  const svgText = [
+    '.gtitle', '.g-xtitle text', '.g-ytitle text', '.legendtext', '.annotation-text', '.xtick text', '.ytick text',
+    '.textpoint text', '.bartext', '.cbtitle text', '.cbaxis text',
+  ];
+  const charts = [];
+  document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
+    if (!shown(gd)) return;
+    const svg = gd.querySelector('.main-svg');
+    if (!svg) return;
+    const frame = page(svg.getBoundingClientRect());
+    charts.push({i, ...frame});
+    for (const sel of svgText) {
+      for (const el of gd.querySelectorAll(sel)) {
+        if (!shown(el) || !el.textContent.trim()) continue;
+        const turned = /rotate\((?!0[,)])/.test(el.getAttribute('transform') || '');
+        boxes.push({what: sel + ' "' + el.textContent.trim().slice(0, 40) + '"', chart: i, turned, ...page(el.getBoundingClientRect()), el});
+      }
+    }
+  });
+  const overlaps = [];
+  const slack = 2;
+  for (let a = 0; a < boxes.length; a++) {
+    for (let b = a + 1; b < boxes.length; b++) {
+      const p = boxes[a], q = boxes[b];
+      if (p.el.contains(q.el) || q.el.contains(p.el)) continue;
+      // tick labels Plotly has turned to avoid each other: their upright boxes overlap, their glyphs do not
+      if (p.turned && q.turned) continue;
+      const w = Math.min(p.x1, q.x1) - Math.max(p.x0, q.x0);
+      const h = Math.min(p.y1, q.y1) - Math.max(p.y0, q.y0);
+      if (w > slack && h > slack) overlaps.push(p.what + ' over ' + q.what);
+    }
+  }
+  const outside = [];
+  for (const t of boxes) {
+    if (t.chart === null) continue;
+    const c = charts.find((c) => c.i === t.chart);
+    if (t.x0 < c.x0 - slack || t.x1 > c.x1 + slack || t.y0 < c.y0 - slack || t.y1 > c.y1 + slack) {
+      outside.push(t.what);
+    }
+  }
+  return {
+    overlaps, outside, texts: boxes.length, charts: charts.length,
+    scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth,
+  };
+}
+"""
+
+
+def measure(page: Any) -> dict[str, Any]:
+    """The page's text boxes measured once the charts have settled: a chart redrawn with its data after the
+    fit was last checked gets its titles fitted on the next pass, so wait (up to 20 s) for a measurement
+    with no text outside its chart before reporting what is measured then."""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            f"() => {{ const m = ({TEXT_BOXES})(); return m.outside.length === 0 && m.overlaps.length === 0; }}",
+            timeout=20_000,
+        )
+    return dict(page.evaluate(TEXT_BOXES))
+
+
+def wait_view_drawn(page: Any, tab: str) -> None:
+    """Until the shown view's charts hold data (or its line says why not) and nothing is computing."""
+    page.wait_for_function(
+        """(tab) => {
+          const view = document.getElementById('view-' + tab);
+          if (!view || view.style.display === 'none' || document.querySelector('.busy')) return false;
+          const plots = [...view.querySelectorAll('.js-plotly-plot')]
+            .filter((g) => g.getBoundingClientRect().width > 0);
+          const drawn = plots.filter((g) => g.data && g.data.length > 0);
+          const said = [...view.querySelectorAll('.job-status')].some((s) => s.innerText.trim());
+          return (plots.length && drawn.length === plots.length) || (tab === 'models' && said);
+        }""",
+        arg=tab,
+        timeout=180_000,
+    )
+    # large fonts are applied to each chart by assets/large_fonts.js, then the charts make room for their
+    # legends (assets/fit_charts.js): wait until both are done
+    page.wait_for_function(
+        """() => (!document.getElementById('root').classList.contains('large') ||
+           [...document.querySelectorAll('.js-plotly-plot')].every((g) => !g.layout ||
+             (g.layout.font && g.layout.font.size === 17) || g.getBoundingClientRect().width === 0))
+           && window.headdivChartsFit && window.headdivChartsFit()"""
+    )
+
+
+SIZES = [
+    pytest.param(1024, 768, False, id="projector-1024x768"),
+    pytest.param(1024, 768, True, id="projector-1024x768-large"),
+    pytest.param(1280, 720, False, id="laptop-1280x720"),
+    pytest.param(1280, 720, True, id="laptop-1280x720-large"),
+    pytest.param(390, 844, False, id="phone-390x844"),
+]
+
+
+@pytest.mark.parametrize(("width", "height", "large"), SIZES)
+def test_every_tab_fits_without_overlapping_text(
+    browser: Any, server_url: str, width: int, height: int, large: bool
+) -> None:
+    phone = width < 600
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        problems: list[str] = []
+        for view in VIEWS:
+            page.goto(f"{server_url}/?tab={view.id}&{LIGHT}" + ("&large=1" if large else ""))
+            wait_view_drawn(page, view.id)
+            m = measure(page)
+            assert m["texts"] > 10, m  # the measurement saw the page
+            if m["scrollWidth"] > m["width"]:
+                problems.append(f"{view.id}: the page scrolls sideways ({m['scrollWidth']} > {m['width']} px)")
+            problems += [f"{view.id}: {o}" for o in m["overlaps"]]
+            problems += [f"{view.id}: {o} is outside its chart" for o in m["outside"]]
+            page.screenshot(path=str(ARTIFACTS / f"layout-{width}x{height}{'-large' if large else ''}-{view.id}.png"))
+        assert not problems, "\n".join(problems)
+
+        # the header is one line: no taller than its tallest item plus padding
+        header = page.evaluate(
+            "() => { const h = document.querySelector('.header'); const items = [...h.querySelectorAll("
+            "'.brand, #headline-body, .header-tools')]; return [h.getBoundingClientRect().height,"
+            " Math.max(...items.map((e) => e.getBoundingClientRect().height))]; }"
+        )
+        assert header[0] <= header[1] + 24, header
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_figures_come_first_and_the_toolbar_is_gone(browser: Any, server_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/?tab=diversity&{LIGHT}")
+        wait_view_drawn(page, "diversity")
+        tops = page.evaluate(
+            "() => ({chart: document.querySelector('#view-diversity .js-plotly-plot').getBoundingClientRect().top,"
+            " controls: document.querySelector('#view-diversity .view-controls').getBoundingClientRect().top,"
+            " sidebar: document.querySelector('.sidebar').getBoundingClientRect().top})"
+        )
+        assert tops["chart"] < tops["controls"] < tops["sidebar"], tops
+        assert tops["chart"] < 844, tops  # the first figure starts above the fold
+        assert page.locator(".modebar-container").first.is_hidden()
+    finally:
+        context.close()
+
+
+def test_hidden_parts_give_their_width_to_the_charts(browser: Any, server_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1600, "height": 900})  # wide enough for the explanation
+    try:
+        page = context.new_page()
+        widths = []
+        for hide in ("", "&hide=explain", "&hide=explain,H,d_k,n,theta,advanced,presets"):
+            page.goto(f"{server_url}/?tab=ensemble&large=1&{SMALL}{hide}")
+            wait_view_drawn(page, "ensemble")
+            widths.append(
+                page.evaluate("() => document.querySelector('#view-ensemble .chart').getBoundingClientRect().width")
+            )
+        assert widths[0] < widths[1] < widths[2], widths
+        assert widths[2] > 1450, widths  # nothing left beside the charts
+    finally:
+        context.close()
+
+
+def test_export_format_switch_applies_at_once_and_log_sliders_speak_values(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=ensemble&{SMALL}&d_k=8&n=1024")
+    wait_view_drawn(page, "ensemble")
+    formats = (
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map((g) => g._context.toImageButtonOptions.format)"
+    )
+    assert set(page.evaluate(formats)) == {"png"}
+    page.click("#img-format input[value=svg]")
+    page.wait_for_function("() => location.search.includes('img=svg')")
+    assert set(page.evaluate(formats)) == {"svg"}  # no reload, no redraw needed
+    marker = page.evaluate("() => (window.__marker = 1)")
+    assert page.evaluate("() => window.__marker") == marker
+    # screen readers hear d_k = 8 and n = 1024, not the slider's exponents 3 and 10
+    assert page.get_attribute("#sc-d_k [role=slider]", "aria-valuenow") == "3"
+    page.wait_for_function(
+        "() => document.querySelector('#sc-d_k [role=slider]').getAttribute('aria-valuetext') === '8'"
+    )
+    assert page.get_attribute("#sc-n [role=slider]", "aria-valuetext") == "1024"
+    page.focus("#sc-d_k [role=slider]")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => document.querySelector('#sc-d_k [role=slider]').getAttribute('aria-valuetext') === '16'"
+    )
+
+
+def test_foundations_and_real_models_export_json_and_csv(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=foundations&{SMALL}&bu_d=64&bu_H=4")
+    page.wait_for_function(
+        "() => { const g = document.querySelector('[id*=\"fd-budget\"] .js-plotly-plot'); return g && g.data && g.data.length; }"
+    )
+    with page.expect_download() as info:
+        page.click("#fd-budget-dl-csv")
+    assert info.value.suggested_filename == "headdiv-lesson-budget.csv"
+    assert Path(info.value.path()).read_text(encoding="utf-8").startswith("key,value\n")
+    with page.expect_download() as info:
+        page.click("#fd-softmax-dl-json")
+    assert info.value.suggested_filename == "headdiv-lesson-softmax.json"
+
+
+def test_a_model_that_cannot_be_measured_reads_as_one_sentence_not_blank_charts(page: Any) -> None:
+    """The dashboard alone against an API that does not answer: the Real models tab says so once."""
+    with dashboard_against_a_dead_api() as url:
+        page.goto(f"{url}/?tab=models")
+        page.wait_for_function(
+            "() => ((document.getElementById('mdl-status') || {}).innerText || '').trim().length > 0"
+        )
+        status = page.inner_text("#mdl-status").strip()
+        assert status[0].isupper() and status.endswith(".") and status.count(". ") == 0, status
+        assert page.locator("#mdl-charts").is_hidden()
+
+
+SHOTS = [
+    ("dashboard.png", 1440, 900, "tab=ensemble&H=8&theta=60"),
+    ("dashboard-projector.png", 1024, 768, "tab=diversity&lecture=1&large=1&hide=explain"),
+    ("dashboard-phone.png", 390, 844, "tab=ensemble&H=8&theta=60"),
+    ("lab-dependence.png", 1440, 900, "tab=surfaces&dependence=ar1&sx=phi&sxv=0,0.3,0.6,0.8,0.9&sy=H&syv=2,4,8"),
+    ("lab-clusters.png", 1440, 900, "tab=models&layer=3&mheads=query"),
+]
+FOCUS = {"lab-clusters.png": "#mdl-prune"}
+"""Shots of a part below the fold: the page is scrolled to this element first."""
+
+
+def test_screenshots(browser: Any, server_url: str) -> None:
+    """The README's images, taken at 1440x900, a 1024x768 projector with large fonts, and a phone. They go to
+    test-artifacts/; `make screenshots` (HEADDIV_SCREENSHOTS_TO=docs/img) also copies them into the docs."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    target = os.environ.get("HEADDIV_SCREENSHOTS_TO")
+    for name, width, height, state in SHOTS:
+        phone = width < 600
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
+        try:
+            page = context.new_page()
+            page.goto(f"{server_url}/?{state}&{SMALL}&dn=7")
+            tab = state.split("tab=", 1)[1].split("&", 1)[0]
+            wait_view_drawn(page, tab)
+            if name in FOCUS:
+                page.wait_for_function(f"() => (document.querySelector('{FOCUS[name]}') || {{}}).innerText")
+                page.locator(FOCUS[name]).scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / name))
+        finally:
+            context.close()
+        assert (ARTIFACTS / name).stat().st_size > 10_000
+        if target:
+            shutil.copyfile(ARTIFACTS / name, ROOT / target / name)
+
+
+def test_controls_the_view_ignores_are_disabled_with_their_reason(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=diversity&{LIGHT}")
+    why = "(k) => ((document.getElementById('why-' + k) || {}).innerText || '')"
+    page.wait_for_function(f"() => /turns θ itself/.test(({why})('theta'))")
+    disabled = "() => !!document.querySelector('#sc-theta [aria-disabled=true]')"
+    assert page.evaluate(disabled)
+    assert page.inner_text("#why-H").strip() == ""  # the sweep uses H
+    page.click("#tabs >> text=Ensemble")
+    page.wait_for_function(f"() => ({why})('theta').trim() === ''")
+    assert not page.evaluate(disabled)
+    page.click("#tabs >> text=Architecture")
+    page.wait_for_function(f"() => /every split/.test(({why})('d_k'))")

@@ -1,0 +1,116 @@
+"""Guided tours without a browser: every step is a valid link, links expand to their step's state,
+questions are well formed, poll topics lead back to their question, presets tell their story."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+import pytest
+
+from dashboard.app import build_registry
+from dashboard.presets import PRESETS
+from dashboard.tour_panel import active_preset, distribution, question_at, step_key
+from dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
+from dashboard.views import VIEWS
+from dashboard.views.architecture import architecture_request
+from dashboard.views.diversity import sweep_request
+from workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario
+from workers.schemas.polls import PollCreate
+
+REG = build_registry(VIEWS)
+STEPS = [(t.id, k, s) for t in TOURS.values() for k, s in enumerate(t.steps, 1)]
+
+
+def test_the_three_tours_of_the_lecture_exist() -> None:
+    assert {"why-many-heads", "when-diversity-hurts", "splitting-a-budget"} <= set(TOUR_IDS)
+    assert all(len(t.steps) >= 3 for t in TOURS.values())
+    assert REG["tour"].choices == TOUR_IDS and REG["step"].hi == MAX_STEPS
+    with pytest.raises(KeyError, match="no tour 'nope'"):
+        get_tour("nope")
+
+
+@pytest.mark.parametrize(("tour", "k", "step"), STEPS, ids=[f"{t}-{k}" for t, k, _ in STEPS])
+def test_every_step_is_a_valid_state_that_the_link_applies(tour: str, k: int, step: object) -> None:
+    own = REG.parse(step.query)  # type: ignore[attr-defined]
+    assert own.notices == [], own.notices
+    keys = [key for key, _ in parse_qsl(step.query)]  # type: ignore[attr-defined]
+    assert "tab" in keys and len(keys) == len(set(keys))
+    state = REG.parse(expand(step_link(tour, k)))
+    assert state.notices == [] and state["tour"] == tour and state["step"] == k
+    assert {key: state[key] for key in keys} == {key: own[key] for key in keys}
+    assert step.title and step.narrative  # type: ignore[attr-defined]
+    q = step.question  # type: ignore[attr-defined]
+    if q is not None:
+        ids = [c.id for c in q.choices]
+        assert q.answer in ids and q.why and q.prompt
+        PollCreate(topic=step_key(TOURS[tour], k), choices=ids)  # a poll can be opened for it
+        assert question_at(step_key(TOURS[tour], k)) is q
+
+
+def test_a_links_own_keys_override_its_step_and_other_steps_reset() -> None:
+    state = REG.parse(expand("?tour=why-many-heads&step=3&theta=30&large=1"))
+    assert state["theta"] == 30 and state["target"] == "constant" and state["large"] is True
+    step2 = REG.parse(expand("tour=why-many-heads&step=2"))
+    assert step2["theta"] == 0 and step2["H"] == 4
+    assert REG.parse(expand("tour=why-many-heads&step=1"))["H"] == 1  # nothing carries over between steps
+
+
+def test_bad_tour_links_read_as_notices() -> None:
+    bad = REG.parse(expand("?tour=nope&step=2"))
+    assert bad["tour"] == "" and any("tour: 'nope'" in n for n in bad.notices)
+    far = REG.parse(expand(f"?tour=why-many-heads&step={MAX_STEPS + 5}"))
+    assert far["step"] == MAX_STEPS and any("above the maximum" in n for n in far.notices)
+    assert REG.parse(expand("?tour=why-many-heads&step=x")).notices  # a bad step is reported, step 1 shown
+
+
+def test_step_links_keep_the_page_flags_only() -> None:
+    assert step_link("why-many-heads", 2, {"large": "1", "hide": "explain"}) == (
+        "?tour=why-many-heads&step=2&large=1&hide=explain"
+    )
+
+
+@pytest.mark.parametrize("topic", ["why-many-heads/1", "nope/2", "why-many-heads/99", "why-many-heads/x", ""])
+def test_topics_without_a_question_lead_nowhere(topic: str) -> None:
+    assert question_at(topic) is None
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=[p.id for p in PRESETS])
+def test_a_preset_shows_its_story_until_something_moves(preset: object) -> None:
+    state = REG.parse(preset.query)  # type: ignore[attr-defined]
+    assert active_preset(REG, state) is preset
+    state.values["seed"] = state["seed"] + 1
+    assert active_preset(REG, state) is None
+
+
+def test_the_class_distribution_shows_counts_not_user_text() -> None:
+    q = TOURS["why-many-heads"].steps[2].question
+    assert q is not None
+    poll = {"counts": {"falls": 3, "stays": 1, "rises": 0, "<b>x</b>": 9}, "total": 4}
+    text = str(distribution(q, poll))
+    assert "<b>x</b>" not in text and "'3'" in text and "(4 answers)" in text
+
+
+REQUESTS = {
+    "architecture": (architecture_request, ArchitectureRequest),
+    "diversity": (sweep_request, DiversitySweepRequest),
+}
+
+
+@pytest.mark.parametrize(("tour", "k", "step"), STEPS, ids=[f"{t}-{k}" for t, k, _ in STEPS])
+def test_what_every_step_computes_is_a_request_the_api_accepts(tour: str, k: int, step: object) -> None:
+    state = REG.parse(expand(step_link(tour, k)))
+    Scenario.model_validate(state.scenario())  # the header's simulation
+    if state["tab"] in REQUESTS:
+        build, model = REQUESTS[state["tab"]]
+        _path, body = build(state)
+        model.model_validate(body)
+
+
+def test_a_moved_control_stays_moved_in_a_tour_link_even_at_its_default() -> None:
+    state = REG.parse(expand("?tour=why-many-heads&step=3"))
+    assert state["theta"] == 90
+    state.values["theta"] = 0  # the default, so a plain link would leave it out
+    link = pin(REG, REG.serialize(state.values), state.values)
+    assert "theta=0" in link
+    assert REG.parse(expand(link))["theta"] == 0
+    assert pin(REG, "?H=2", REG.parse("?H=2").values) == "?H=2"  # no tour: nothing added

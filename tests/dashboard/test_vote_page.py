@@ -1,0 +1,82 @@
+"""The students' vote page without a browser: escaped tour text only, the voter cookie, and refusals."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from flask import Flask
+
+from dashboard.api_client import ApiClient
+from dashboard.vote_page import VOTER_COOKIE, register_vote_page
+
+POLL = "AbCdEfGhIjKlMnOp"
+VIEW: dict[str, Any] = {
+    "id": POLL,
+    "topic": "why-many-heads/3",
+    "choices": ["falls", "stays", "rises"],
+    "counts": {},
+    "total": 0,
+}
+
+
+@pytest.fixture
+def sent() -> list[dict]:
+    return []
+
+
+@pytest.fixture
+def web(sent: list[dict]) -> Flask:
+    def api(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith(f"/polls/{POLL}") and request.method == "GET":
+            return httpx.Response(200, json=VIEW)
+        if request.url.path.endswith(f"/polls/{POLL}/answers"):
+            body = json.loads(request.content)
+            sent.append(body)
+            if body["choice"] not in VIEW["choices"]:
+                detail = [{"loc": ["body", "choice"], "msg": "not a choice of this poll", "type": "value_error"}]
+                return httpx.Response(422, json={"detail": detail})
+            if len(sent) > 1 and body["voter"] == sent[0]["voter"]:
+                return httpx.Response(409, json={"detail": "this browser has answered this poll already"})
+            return httpx.Response(200, json=VIEW)
+        return httpx.Response(404, json={"detail": "no poll"})
+
+    app = Flask(__name__)
+    register_vote_page(app, ApiClient("http://api.test", transport=httpx.MockTransport(api)))
+    return app
+
+
+def test_the_form_shows_the_steps_question_and_gives_a_voter_cookie(web: Flask) -> None:
+    c = web.test_client()
+    page = c.get(f"/vote/{POLL}")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "θ goes from 0° to 90°" in text and 'value="falls"' in text and "<script" not in text
+    assert VOTER_COOKIE in page.headers["Set-Cookie"] and "HttpOnly" in page.headers["Set-Cookie"]
+
+
+def test_a_vote_is_counted_once_per_browser(web: Flask, sent: list[dict]) -> None:
+    c = web.test_client()
+    c.get(f"/vote/{POLL}")
+    first = c.post(f"/vote/{POLL}", data={"choice": "falls"})
+    assert first.status_code == 200 and "Counted" in first.get_data(as_text=True)
+    again = c.post(f"/vote/{POLL}", data={"choice": "rises"})
+    assert again.status_code == 409 and "already" in again.get_data(as_text=True)
+    assert sent[0] == {"choice": "falls", "voter": sent[0]["voter"]} and len(sent[0]["voter"]) >= 16
+
+
+def test_user_input_is_never_echoed(web: Flask) -> None:
+    c = web.test_client()
+    c.get(f"/vote/{POLL}")
+    bad = c.post(f"/vote/{POLL}", data={"choice": "<script>alert(1)</script>"})
+    assert bad.status_code == 422 and "<script>" not in bad.get_data(as_text=True)
+
+
+def test_refusals(web: Flask, sent: list[dict]) -> None:
+    c = web.test_client()
+    assert c.post(f"/vote/{POLL}", data={"choice": "falls"}).status_code == 400  # no cookie: not from the page
+    assert c.get("/vote/short").status_code == 404
+    assert c.get("/vote/ZZZZZZZZZZZZZZZZ").status_code == 404
+    assert sent == []

@@ -1,0 +1,156 @@
+"""Admission control (server.admission): bounded queued work per client and in all, 429 with Retry-After
+beyond it, no job longer than the time limit at the runners' measured speed, and a fast lane that keeps
+small jobs from waiting behind long ones - in both set-ups."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.admission import Admission, Busy, Claim, Speed, TooLong
+from tests.server.conftest import MODES, service
+from tests.server.helpers import RUN_SEED, maximal_simulation, poll, small
+
+ENDED = ("finished", "failed", "canceled")
+MAXIMAL_WORK = 2 * 64 * 1024 * 65536 * 4  # replicates * H * queries * n * (d_k + 3) of `maximal_simulation`
+SIMULATIONS = "/api/v1/simulations"
+
+
+# -- the rules ---------------------------------------------------------------------------------------
+
+
+def test_a_client_past_its_bound_is_told_when_to_retry() -> None:
+    rules = Admission(max_client_work=10, max_queued_work=100)
+    claims = [Claim("a", 6), Claim("b", 50)]
+    rules.check(claims, "a", 4, None)  # exactly at the bound
+    with pytest.raises(Busy, match="your queued jobs") as busy:
+        rules.check(claims, "a", 5, Speed(slowest=0.5, total=0.25))
+    assert busy.value.retry_after_s == 4  # the excess of 1 unit drains at 0.25 units/s
+    rules.check(claims, "c", 5, None)  # another client is not held back
+
+
+def test_everyone_past_the_global_bound_waits_and_nobody_waits_for_nothing() -> None:
+    rules = Admission(max_client_work=100, max_queued_work=60)
+    with pytest.raises(Busy, match="all clients' queued jobs") as busy:
+        rules.check([Claim("a", 30), Claim("b", 25)], "c", 10, None)
+    assert busy.value.retry_after_s >= 1
+    rules.check([], "c", 1000, None)  # with nothing pending, a job over both bounds still runs
+
+
+def test_a_job_longer_than_the_time_limit_at_the_measured_speed_is_refused() -> None:
+    rules = Admission(job_timeout_s=60)
+    rules.check([], "a", 59, Speed(slowest=1, total=10))
+    with pytest.raises(TooLong, match="time limit of 60 s"):
+        rules.check([], "a", 61, Speed(slowest=1, total=10))  # the slowest runner bounds it, not the total
+    rules.check([], "a", math.inf, None)  # speed unknown: the work budget alone applies
+
+
+def test_small_jobs_are_counted_apart_from_long_ones() -> None:
+    rules = Admission(max_client_work=100, fast_lane_work=10, max_client_fast_jobs=2)
+    assert rules.fast(10) and not rules.fast(11)
+    long_running = [Claim("a", 100)]
+    with pytest.raises(Busy, match="your queued jobs"):
+        rules.check(long_running, "a", 11, None)
+    rules.check(long_running, "a", 10, None)  # a slider step while one's long surface runs
+    with pytest.raises(Busy, match="2 small jobs") as busy:
+        rules.check([*long_running, Claim("a", 4), Claim("a", 6)], "a", 1, Speed(slowest=1, total=2))
+    assert busy.value.retry_after_s == 3  # one small job's work (5 units on average) at 2 units/s
+    rules.check([Claim("b", 4), Claim("b", 6)], "a", 1, None)
+
+
+# -- both set-ups ------------------------------------------------------------------------------------
+
+
+def other_client(client: TestClient, host: str = "10.0.0.2") -> TestClient:
+    return TestClient(client.app, client=(host, 5000))
+
+
+def end(client: TestClient, *job_ids: str) -> None:
+    for job_id in job_ids:
+        client.delete(f"/api/v1/jobs/{job_id}")
+    for job_id in job_ids:
+        assert poll(client, job_id, ENDED, 60)["status"] in ENDED
+
+
+@pytest.mark.parametrize("scaled", MODES)
+def test_a_client_past_its_bound_gets_429_and_others_do_not(
+    scaled: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    first, second = maximal_simulation(seed=RUN_SEED + 11), maximal_simulation(seed=RUN_SEED + 12)
+    with service(scaled, request, tmp_path, max_client_work=1.5 * MAXIMAL_WORK) as client:
+        r = client.post(SIMULATIONS, json=first)
+        assert r.status_code == 202, r.text
+        busy = client.post(SIMULATIONS, json=second)
+        assert busy.status_code == 429 and int(busy.headers["retry-after"]) >= 1, busy.text
+        assert "your queued jobs" in busy.json()["message"]
+        assert client.post(SIMULATIONS, json=first).status_code == 202  # joining a running job costs nothing
+        theirs = other_client(client).post(SIMULATIONS, json=second)
+        assert theirs.status_code == 202, theirs.text
+        end(client, r.json()["job_id"])
+        mine = client.post(SIMULATIONS, json=maximal_simulation(seed=RUN_SEED + 13))  # room again
+        assert mine.status_code == 202, mine.text
+        end(client, theirs.json()["job_id"], mine.json()["job_id"])
+
+
+@pytest.mark.parametrize("scaled", MODES)
+def test_all_clients_together_are_bounded(scaled: bool, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    with service(scaled, request, tmp_path, max_queued_work=1.5 * MAXIMAL_WORK) as client:
+        r = client.post(SIMULATIONS, json=maximal_simulation(seed=RUN_SEED + 21))
+        assert r.status_code == 202, r.text
+        busy = other_client(client).post(SIMULATIONS, json=maximal_simulation(seed=RUN_SEED + 22))
+        assert busy.status_code == 429 and "all clients' queued jobs" in busy.json()["message"], busy.text
+        fits = other_client(client).post(SIMULATIONS, json=small(seed=RUN_SEED + 23))
+        assert fits.status_code in (200, 202), fits.text  # what fits under the bound is still taken
+        end(client, r.json()["job_id"], fits.json()["job_id"])
+
+
+@pytest.mark.parametrize("scaled", MODES)
+def test_a_small_job_does_not_wait_behind_long_ones(
+    scaled: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Embedded, two maximal jobs fill both runner threads; scaled, one fills the only general worker. A
+    small job still finishes at once, on the fast lane, while they run."""
+    with service(scaled, request, tmp_path, fast_lane=True, runner_threads=2) as client:
+        long_jobs = [
+            client.post(SIMULATIONS, json=maximal_simulation(seed=RUN_SEED + 31 + k)).json()["job_id"]
+            for k in range(1 if scaled else 2)
+        ]
+        for job_id in long_jobs:
+            poll(client, job_id, ("running", *ENDED), 120)
+        small_job = client.post(SIMULATIONS, json=small(seed=RUN_SEED + 33)).json()["job_id"]
+        assert poll(client, small_job, ENDED, 60)["status"] == "finished"
+        assert [client.get(f"/api/v1/jobs/{j}").json()["status"] for j in long_jobs] == ["running"] * len(long_jobs)
+        end(client, *long_jobs)
+
+
+@pytest.mark.parametrize("scaled", MODES)
+def test_the_speed_runners_report_bounds_the_largest_job(
+    scaled: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    speed = 1e6  # work units per second: a 60 s limit admits 6e7 units
+    with service(
+        scaled, request, tmp_path, job_timeout_s=60, work_per_s=speed, worker_env={"HEADDIV_WORK_PER_S": str(speed)}
+    ) as client:
+        health = poll_health(client, lambda h: h["speed"] is not None)
+        assert health["speed"] == speed
+        big = {**small(seed=RUN_SEED + 41), "replicates": 200, "queries": 64, "n": 256}  # 9.2e7 units
+        r = client.post(SIMULATIONS, json=big)
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body"], r.text
+        assert "time limit of 60 s" in r.json()["message"] and "HEADDIV_JOB_TIMEOUT_S" in r.json()["message"]
+        assert client.post(SIMULATIONS, json=small(seed=RUN_SEED + 42), params={"wait": 60}).status_code == 200
+
+
+def poll_health(client: TestClient, ready: object, timeout: float = 30) -> dict:
+    import time
+
+    deadline = time.monotonic() + timeout
+    body: dict = {}
+    while time.monotonic() < deadline:
+        body = client.get("/api/v1/health").json()
+        if ready(body):  # type: ignore[operator]
+            return body
+        time.sleep(0.2)
+    raise TimeoutError(f"health never ready: {body}")

@@ -1,0 +1,111 @@
+"""Imports point one way: dashboard -> schemas (HTTP for the rest); server -> job protocol -> engine;
+worker -> job protocol -> engine. Checked on the source (what each module imports) and in fresh
+interpreters (what importing it actually loads)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+DASHBOARD_MAY_IMPORT = ("workers.schemas", "workers.jobs.state", "workers.jobs.kinds")
+"""What the dashboard may take from `workers`: torch-free models and the job-kind table."""
+
+
+def imports_of(path: Path) -> list[str]:
+    """Every module a source file imports, at its top or inside functions (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                package = ".".join(path.relative_to(ROOT).with_suffix("").parts[: -node.level])
+                out.append(f"{package}.{node.module}" if node.module else package)
+            else:
+                out.append(node.module or "")
+    return out
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def fresh(code: str) -> dict[str, object]:
+    """Run `code` in a new interpreter; it prints a JSON object as its last line."""
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    loaded: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+LOADED = (
+    "import json, sys; print(json.dumps({"
+    "'torch': 'torch' in sys.modules, "
+    "'engine': sorted(m for m in sys.modules if m.startswith('workers.engine')), "
+    "'server': sorted(m for m in sys.modules if m == 'server' or m.startswith('server.'))}))"
+)
+
+
+def test_nothing_under_workers_imports_the_server() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources("workers")
+        for name in imports_of(path)
+        if name == "server" or name.startswith("server.")
+    ]
+    assert offenders == []
+
+
+def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() -> None:
+    offenders = []
+    for path in sources("dashboard"):
+        for name in imports_of(path):
+            if name.split(".")[0] in ("server", "torch") or (
+                name.startswith("workers") and not name.startswith(DASHBOARD_MAY_IMPORT)
+            ):
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []
+
+
+def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
+    loaded = fresh(
+        "import workers.schemas, workers.jobs.kinds, workers.jobs.state, workers.jobs.ids, workers.jobs.keys, "
+        "workers.jobs.cache, workers.jobs.failures, workers.jobs.settings, workers.jobs.queue; " + LOADED
+    )
+    assert loaded == {"torch": False, "engine": [], "server": []}
+
+
+def test_a_fresh_interpreter_importing_the_dashboard_app_has_no_torch() -> None:
+    loaded = fresh("from dashboard.app import create_dash_app; create_dash_app('http://127.0.0.1:9'); " + LOADED)
+    assert loaded == {"torch": False, "engine": [], "server": []}
+
+
+def test_headdiv_dashboard_runs_without_torch() -> None:
+    """The stand-alone dashboard command, up to the point where it would serve."""
+    loaded = fresh(
+        "import socket, uvicorn; uvicorn.Server.run = lambda self, sockets=None: None\n"
+        "s = socket.socket(); s.bind(('127.0.0.1', 0)); port = str(s.getsockname()[1]); s.close()\n"
+        "from server.cli import main\n"
+        "assert main(['dashboard', '--port', port, '--api-url', 'http://127.0.0.1:9']) == 0\n" + LOADED
+    )
+    assert loaded["torch"] is False and loaded["engine"] == []
+
+
+@pytest.mark.parametrize("mode", ["embedded", "scaled"])
+def test_the_api_loads_the_engine_only_when_it_computes(mode: str) -> None:
+    """Building the app (routes, dashboard) imports no torch: the scaled API never computes a job, and
+    the embedded one loads the engine in its runner thread or at the first cheap computation."""
+    redis = "'redis://127.0.0.1:9/0'" if mode == "scaled" else "None"
+    loaded = fresh(
+        "from server.main import create_app; from server.settings import ServerSettings\n"
+        f"create_app(ServerSettings(redis_url={redis}, warm_up=False))\n" + LOADED
+    )
+    assert loaded["torch"] is False and loaded["engine"] == []

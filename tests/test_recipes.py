@@ -1,0 +1,140 @@
+"""CONTRIBUTING.md's recipes, carried out: on a scratch copy of the code, add a weighting scheme with a
+parameter, or a geometry, by editing the one module the recipe names; then check in a fresh interpreter
+that the new choice reaches the scenario, the engine, the API, the CLI, the URL, the dashboard and the
+docs. The checkout itself is never modified."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from workers.jobs.ids import CHOICES_FINGERPRINT
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = '"replicates": 4, "queries": 3, "n": 24, "H": 3'
+
+
+def scratch_copy(tmp_path: Path) -> Path:
+    """The packages and docs, copied (the recipes touch nothing else)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for part in ("workers", "server", "dashboard", "docs"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=ignore)
+    return tmp_path
+
+
+def add_choice(module: Path, choice: str) -> None:
+    """The recipe's edit: one registered class, at the end of the concept's module."""
+    module.write_text(module.read_text() + "\n\n" + textwrap.dedent(choice))
+
+
+def run_checks(root: Path, code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+COMMON_CHECKS = """
+    import json, sys
+    from fastapi.testclient import TestClient
+    from server.cli import main
+    from server.main import create_app
+    from server.settings import ServerSettings
+    from workers import docs
+    from workers.jobs.ids import CHOICES_FINGERPRINT
+    from dashboard.app import build_registry
+    from dashboard.controls import field_control
+    from dashboard.views import VIEWS
+
+    api = TestClient(create_app(ServerSettings(redis_url=None, warm_up=False), mount_dashboard=False))
+    registry = build_registry(VIEWS)
+
+    def post(body):
+        return api.post("/api/v1/simulations?wait=60", json=body)
+
+    assert docs.stale() == ["docs/engine.md"], docs.stale()
+    assert docs.main(["--root", "."]) == 0 and docs.stale() == []
+    print("fingerprint", CHOICES_FINGERPRINT)
+"""
+
+
+WEIGHTING_SCHEME = (
+    "workers/schemas/weightings.py",
+    """
+    @WEIGHTINGS.register("inverse_mse", "inverse MSE (γ)")
+    class InverseMse(FixedWeights):
+        \"\"\"Head h weighs MSE_h^-γ, normalised.\"\"\"
+
+        gamma: Annotated[Float, Slider(0.0, 4.0, 0.25), Sweep((0, 1, 2, 4))] = Field(
+            1.0, ge=0, le=8, title="γ (inverse MSE)", description="Power of the inverse-MSE weights."
+        )
+
+        def alpha(self, m: ErrorMoments) -> np.ndarray:
+            w = m.head_mse ** -self.gamma
+            return w / w.sum()
+    """,
+    f"""
+    from dashboard.figures.weighting import scheme_bars
+    from dashboard.views import weighting
+    from workers.schemas import SWEEP_PARAMS
+
+    r = post({{{SMALL}, "weights": "inverse_mse", "gamma": 2}})
+    result = r.json()["result"]
+    scheme = result["weightings"]["inverse_mse"]
+    assert r.status_code == 200 and abs(sum(scheme["alpha"]) - 1) < 1e-12 and result["mse"] == scheme["mse"]
+    bad = post({{"gamma": -1}})
+    assert bad.status_code == 422 and bad.json()["message"].startswith("gamma:"), bad.text
+    assert main(["simulate", json.dumps({{{SMALL}, "weights": "inverse_mse", "gamma": 0.5}})]) == 0
+    state = registry.parse("?tab=weighting&weights=inverse_mse&gamma=3")
+    assert state["gamma"] == 3.0 and state.notices == [] and "gamma" in SWEEP_PARAMS
+    assert "sc-gamma" in str(weighting.layout(state))
+    assert "inverse MSE (γ)" in scheme_bars(result).data[0].x
+    assert {{"label": "inverse MSE (γ)", "value": "inverse_mse"}} in field_control(registry["weights"], state).options
+    assert "| `weights` | `inverse_mse` | inverse MSE (γ) | `gamma` (0 ≤ gamma ≤ 8" in open("docs/engine.md").read()
+    """,
+)
+
+GEOMETRY = (
+    "workers/schemas/geometries.py",
+    """
+    @GEOMETRIES.register("orthogonal", "orthogonal")
+    class Orthogonal(Geometry):
+        \"\"\"Every head in its own private block: all principal angles 90°.\"\"\"
+
+        def build(self, s: ScenarioCore, normal: Normal) -> Layout:
+            return _tilted_blocks(s.H, s.d_k, np.full(s.H, np.pi / 2))
+    """,
+    f"""
+    r = post({{{SMALL}, "geometry": "orthogonal"}})
+    result = r.json()["result"]
+    assert r.status_code == 200 and result["hdi"] == 1.0
+    assert all(a == 90.0 for pair in result["principal_angles_deg"] for a in pair["angles"])
+    arch = {{"budget": 4, "base": {{{SMALL}, "geometry": "orthogonal"}}}}
+    assert api.post("/api/v1/architectures?wait=60", json=arch).status_code == 200
+    assert main(["simulate", json.dumps({{{SMALL}, "geometry": "orthogonal"}})]) == 0
+    state = registry.parse("?geometry=orthogonal")
+    assert state["geometry"] == "orthogonal" and state.notices == []
+    assert {{"label": "orthogonal", "value": "orthogonal"}} in field_control(registry["geometry"], state).options
+    assert "| `geometry` | `orthogonal` | orthogonal | — |" in open("docs/engine.md").read()
+    """,
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("module", "choice", "checks"), [WEIGHTING_SCHEME, GEOMETRY], ids=["weighting", "geometry"])
+def test_a_new_choice_is_one_class_in_one_module(tmp_path: Path, module: str, choice: str, checks: str) -> None:
+    root = scratch_copy(tmp_path)
+    add_choice(root / module, choice)
+    out = run_checks(root, COMMON_CHECKS + checks)
+    assert "fingerprint" in out and CHOICES_FINGERPRINT not in out  # new job ids: no stale result is served

@@ -1,0 +1,25 @@
+"""The numbers a surface reports per cell, with the label people read (the engine fills them by name)."""
+
+from __future__ import annotations
+
+CELL_SUMMARY: tuple[str, ...] = (
+    "mse",
+    "bias2",
+    "variance",
+    "covariance",
+    "mse_se",
+    "hdi",
+    "effective_heads",
+    "mean_correlation",
+)
+"""What a multi-cell job keeps of each cell's result: every number a surface, a sweep or an architecture shows."""
+
+SURFACE_METRICS: dict[str, str] = {
+    "mse": "MSE",
+    "bias2": "Bias²",
+    "variance": "Variance",
+    "covariance": "Covariance",
+    "mse_se": "MSE standard error",
+    "hdi": "HDI",
+    "effective_heads": "Effective heads",
+}
