@@ -117,9 +117,12 @@ class ApiClient:
         except (ValueError, ValidationError):
             raise ApiError(f"the API answered {resp.status_code} with an unreadable job") from None
 
-    def submit(self, path: str, body: dict[str, Any], *, wait: float = 0.0) -> JobState:
-        """POST a job (`/simulations`, `/surfaces`, ...), blocking up to `wait` seconds for its result."""
-        params = {"wait": wait} if wait else None
+    def submit(self, path: str, body: dict[str, Any], *, wait: float = 0.0, until: str = "end") -> JobState:
+        """POST a job (`/simulations`, `/surfaces`, ...), blocking up to `wait` seconds for its result (or,
+        `until="progress"`, for its first step: the first cells of a surface, drawn at once)."""
+        params: dict[str, Any] | None = {"wait": wait} if wait else None
+        if params is not None and until != "end":
+            params["until"] = until
         return self._job(self._send("POST", path, wait=wait, json=body, params=params))
 
     def job(self, job_id: str) -> JobState:
@@ -132,9 +135,10 @@ class ApiClient:
         except (ValueError, ValidationError):
             return None
 
-    def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """GET a cheap endpoint (e.g. `/theory/architecture`) and return its JSON object."""
-        return self._object(self._send("GET", path, params=params))
+    def get(self, path: str, params: dict[str, Any] | None = None, *, slow: float = 0.0) -> dict[str, Any]:
+        """GET an endpoint (e.g. `/theory/architecture`) and return its JSON object; `slow` adds seconds to
+        the time it may take (a computation the API caches once done)."""
+        return self._object(self._send("GET", path, wait=slow, params=params))
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """POST a JSON body to a cheap endpoint (e.g. `/polls`) and return its JSON object."""

@@ -126,6 +126,18 @@ def number_input(
     return dcc.Input(id=component_id, type="number", step=step, debounce=True, className="num-input", **given, **extra)
 
 
+def radio(component_id: str, options: dict[str, str], value: str, **extra: Any) -> dcc.RadioItems:
+    """An inline choice of `{value: label}`; a leading space keeps each label off its button."""
+    return dcc.RadioItems(
+        id=component_id,
+        options=[{"label": f" {label}", "value": v} for v, label in options.items()],
+        value=value,
+        inline=True,
+        className="radio-inline",
+        **extra,
+    )
+
+
 def control(label: str, component: Component, name: str, help_text: str = "") -> Component:
     """A labelled control; `data-ctl` lets lecture mode hide it by name (`hide=H,theta`)."""
     return html.Div(

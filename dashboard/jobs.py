@@ -46,6 +46,9 @@ class ViewJob:
     """Seconds the submission waits for the result before polling (fast results arrive in one round trip)."""
     show_partial: bool = False
     """Draw the running job's partial result (a kind that records as it goes, such as a training) meanwhile."""
+    until: str = "end"
+    """`progress`: the submission returns with the job's first cells instead of waiting for its end, so a
+    sweep's first points are drawn while the rest compute."""
 
 
 def request_key(req: Request) -> str:
@@ -89,6 +92,7 @@ def register_job(
     cancellable: bool = False,
     reproduce: bool = False,
     show_partial: bool = False,
+    until: str = "end",
 ) -> None:
     """Wire the job of view `prefix` (components from `components.job_status(prefix)`).
 
@@ -184,7 +188,7 @@ def register_job(
         if job_data.get("key") == key and job_data.get("id"):
             return (*nothing()[:-1], commands) if reproduce else nothing()
         try:
-            job = client.submit(req[0], req[1], wait=wait)
+            job = client.submit(req[0], req[1], wait=wait, until=until)
         except ApiError as exc:
             return out(job=None, status=exc.message, cls="job-status error", commands=commands)
         return _settle(job, key, None, commands)
@@ -245,6 +249,7 @@ def register_view_job(app: Dash, client: ApiClient, view_id: str, job: ViewJob) 
         cancellable=True,
         reproduce=True,
         show_partial=job.show_partial,
+        until=job.until,
     )
     register_exports(app, job.prefix, job.name)
 

@@ -38,20 +38,17 @@ def split_over_theta(result: Result, pair: int = 0) -> go.Figure:
         line={"color": COMPONENT_COLORS["covariance"], "width": 3},
         error_y={"type": "data", "array": [2 * (finite(v) or 0.0) for v in s.get("measured_se", [])]},
     )
-    fig.add_scatter(
-        x=thetas,
-        y=[finite(v) for v in s.get("shared_noise", [])],
-        name="shared noise σ²E[Σ w w′]",
-        mode="lines+markers",
-        line={"color": SHARED_COLOR, "dash": "dash"},
-    )
-    fig.add_scatter(
-        x=thetas,
-        y=[finite(v) for v in s.get("signal", [])],
-        name="signal part (the rest)",
-        mode="lines+markers",
-        line={"color": SIGNAL_COLOR, "dash": "dot"},
-    )
+    for key, label, color, dash in (
+        ("shared_noise", "shared noise σ²E[Σ w w′]", SHARED_COLOR, "dash"),
+        ("signal", "signal part (the rest)", SIGNAL_COLOR, "dot"),
+    ):
+        fig.add_scatter(
+            x=thetas,
+            y=[finite(v) for v in s.get(key, [])],
+            name=label,
+            mode="lines+markers",
+            line={"color": color, "dash": dash},
+        )
     level = finite(result.get("sigma2_over_n"))
     if level is not None:
         fig.add_hline(y=level, line={"color": "#888", "width": 1, "dash": "dot"}, annotation_text="σ²/n")

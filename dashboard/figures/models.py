@@ -129,26 +129,14 @@ def clustered_heatmap(r: Result, layer: int, which: str = "key") -> go.Figure:
     item, c = _clusters(r, layer, which)
     if item is None or c is None:
         return empty_figure("")
-    overlap = item.get(f"{which}_overlap") or []
-    order = c["order"]
-    z = [[finite(overlap[i][j]) for j in order] for i in order]
-    labels = [f"{h + 1}" + (f"·g{c['groups'][h] + 1}" if which == "query" else "") for h in order]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=labels,
-            y=labels,
-            zmin=0,
-            zmax=1,
-            colorscale="Viridis",
-            colorbar={"title": {"text": "overlap"}, "thickness": 12},
-            hovertemplate="heads %{y} and %{x}<br>overlap %{z:.3f}<extra></extra>",
-        )
-    )
-    fig.update_xaxes(type="category")
-    fig.update_yaxes(type="category", autorange="reversed")
-    return styled(
-        fig, f"{which.capitalize()} overlap in cluster order, layer {item['layer']}", height=360, legend=False
+    groups = c["groups"]
+    return heatmaps.overlap_heatmap(
+        item.get(f"{which}_overlap"),
+        item.get(f"{which}_principal_angles_deg"),
+        f"{which.capitalize()} overlap in cluster order, layer {item['layer']}",
+        height=360,
+        order=c["order"],
+        names=[f"{h + 1}" + (f"·g{groups[h] + 1}" if which == "query" else "") for h in range(len(groups))],
     )
 
 

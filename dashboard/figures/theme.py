@@ -56,12 +56,15 @@ def _template() -> go.layout.Template:
 
 
 TEMPLATE = _template()
+pio.templates["headdiv"] = TEMPLATE
+pio.templates.default = "headdiv"
+"""Every figure starts from the house template as Plotly's default: a new figure takes the default
+without validating it again, where setting `template=` on each figure cost half of a redraw."""
 
 
 def styled(fig: go.Figure, title: str, *, height: int = 320, legend: bool = True) -> go.Figure:
     """Apply the house style: white background, light grid, title top-left, legend on top."""
     fig.update_layout(
-        template=TEMPLATE,
         title={
             "text": title,
             "x": 0.01,

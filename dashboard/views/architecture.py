@@ -87,7 +87,7 @@ VIEW = View(
         )
     ],
     description="Many small heads or a few big ones? Every split of a fixed budget, measured and predicted.",
-    jobs=(ViewJob("arch", architecture_request, "architecture"),),
+    jobs=(ViewJob("arch", architecture_request, "architecture", until="progress"),),
     ignores={
         "H": "every split H × d_k of the budget is computed",
         "d_k": "every split H × d_k of the budget is computed",

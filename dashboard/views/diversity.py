@@ -133,7 +133,8 @@ VIEW = View(
     url_params=[Param("dn", "int", 10, component="div-n", lo=3, hi=31, help="Angles in the theta sweep.")],
     description="Turn the heads apart from θ = 0 to 90°: the paper's bound holds for pure noise, not for a shared signal.",
     jobs=tuple(
-        ViewJob(r.prefix, partial(sweep_request, regime=r), f"diversity-sweep-{r.target['target']}") for r in REGIMES
+        ViewJob(r.prefix, partial(sweep_request, regime=r), f"diversity-sweep-{r.target['target']}", until="progress")
+        for r in REGIMES
     ),
     ignores={
         "theta": "the sweep turns θ itself from 0° to 90°",

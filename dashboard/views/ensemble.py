@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, dcc, html
+from dash import Dash, Input, Output, html
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient
-from dashboard.components import chart_id, export_bar, graph, view_page
+from dashboard.components import chart_id, export_bar, graph, radio, view_page
 from dashboard.figures import ensemble as figs
 from dashboard.ids import view_sim
 from dashboard.jobs import draw_result, register_exports
@@ -27,15 +27,10 @@ def layout(state: State) -> Component:
                 [
                     html.Div(
                         [
-                            dcc.RadioItems(
-                                id="ens-matrix",
-                                options=[
-                                    {"label": " correlation", "value": "correlation"},
-                                    {"label": " covariance", "value": "covariance"},
-                                ],
-                                value=state.get("matrix", "correlation"),
-                                inline=True,
-                                className="radio-inline",
+                            radio(
+                                "ens-matrix",
+                                {"correlation": "correlation", "covariance": "covariance"},
+                                state.get("matrix", "correlation"),
                             ),
                             graph("ens-corr"),
                         ]

@@ -17,7 +17,7 @@ from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient, ApiError
-from dashboard.components import chart_id, control, download_bar, graph, number_input, view_page
+from dashboard.components import chart_id, control, download_bar, graph, number_input, radio, view_page
 from dashboard.export import head_clusters_csv
 from dashboard.figures import models as figs
 from dashboard.ids import view_state
@@ -150,14 +150,10 @@ def layout(state: PageState) -> Component:
                         [
                             control(
                                 "heads",
-                                dcc.RadioItems(
-                                    id="mdl-heads",
-                                    options=[
-                                        {"label": "key heads", "value": "key"},
-                                        {"label": "query heads", "value": "query"},
-                                    ],
-                                    value=state.get("mheads", "key"),
-                                    inline=True,
+                                radio(
+                                    "mdl-heads",
+                                    {"key": "key heads", "query": "query heads"},
+                                    state.get("mheads", "key"),
                                 ),
                                 "mheads",
                                 "Which heads are clustered: key heads (one per key group) or query heads, labelled by group.",
@@ -180,13 +176,21 @@ def layout(state: PageState) -> Component:
     )
 
 
-def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any]:
+SHOWN: dict[str, str] = {}
+HIDDEN = {"display": "none"}
+BUILTIN_SECONDS = 60.0
+"""A built-in model's first measurement reads and decomposes every layer (seconds; cached after)."""
+
+
+def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
+    """The built-in model's entry, the status line and the charts' visibility: a refusal reads as one
+    sentence with no blank charts under it, in the same round trip."""
     try:
-        result = client.get(f"/models/builtin/{model}/hdi", params={"seed": seed})
+        result = client.get(f"/models/builtin/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
     except ApiError as exc:
-        return {"error": exc.message}, sentence(exc.message)
+        return {"error": exc.message}, sentence(exc.message), HIDDEN
     entry = {"source": "builtin", "model": model, "seed": seed, "result": result}
-    return entry, figs.summary(entry)
+    return entry, figs.summary(entry), SHOWN
 
 
 def sentence(message: str) -> str:
@@ -203,6 +207,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     @app.callback(
         Output("mdl-result", "data"),
         Output("mdl-status", "children"),
+        Output("mdl-charts", "style"),
         Input(view_state(VIEW_ID), "data"),
         Input("mdl-upload", "contents"),
         Input("mdl-builtin-btn", "n_clicks"),
@@ -230,79 +235,61 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         if trigger in ("mdl-upload", "mdl-num-heads", "mdl-num-kv"):
             # a new file, or new head counts for the file already chosen (after a 422 asking for them)
             if not contents:
-                return no_update, no_update
+                return no_update, no_update, no_update
             try:
                 content = decode_upload(contents)
                 result = upload_hdi(client, str(filename or "model.safetensors"), content, num_heads, num_kv, seed)
             except ValueError as exc:
-                return no_update, str(exc)
+                return no_update, str(exc), no_update
             except ApiError as exc:
-                return no_update, f"{filename}: {exc.message}"
+                return no_update, f"{filename}: {exc.message}", no_update
             entry = {"source": "upload", "picked": model, "result": result}
-            return entry, figs.summary(entry)
+            return entry, figs.summary(entry), SHOWN
         if trigger == "mdl-builtin-btn":
             return _builtin(client, model, seed)
         if not data or st.get("tab") != VIEW_ID:
-            return no_update, no_update
+            return no_update, no_update, no_update
         current = current or {}
         if current.get("source") == "upload" and current.get("picked") == model:
-            return no_update, no_update  # keep the upload until another built-in is picked
+            return no_update, no_update, no_update  # keep the upload until another built-in is picked
         if current.get("source") == "builtin" and current.get("model") == model and current.get("seed") == seed:
-            return no_update, no_update  # a layer change needs no new request
+            return no_update, no_update, no_update  # a layer change needs no new request
         return _builtin(client, model, seed)
 
     @app.callback(
         Output(chart_id("mdl-layers"), "figure"),
         Output(chart_id("mdl-overlap"), "figure"),
         Output(chart_id("mdl-angles"), "figure"),
+        Output(chart_id("mdl-dendro"), "figure"),
+        Output(chart_id("mdl-clustered"), "figure"),
+        Output(chart_id("mdl-contrib"), "figure"),
+        Output("mdl-prune", "children"),
         Output("mdl-layer", "max"),
         Output("mdl-layer", "marks"),
-        Output("mdl-charts", "style"),
         Input("mdl-result", "data"),
         Input(view_state(VIEW_ID), "data"),
         prevent_initial_call=True,
     )
     def _figures(entry: Any, data: Any) -> Any:
-        if not entry:
-            return (no_update,) * 6
-        if "error" in entry:  # the status line says why, once; no blank charts under it
-            return no_update, no_update, no_update, no_update, no_update, {"display": "none"}
+        """Every chart of the layer shown (one round trip when the layer or the heads clustered change)."""
+        if not entry or "error" in entry:  # the status line says why, and the charts are hidden
+            return (no_update,) * 9
         result = entry.get("result") or {}
-        layer = int(PageState.from_data(data).get("layer", 0) or 0)
-        n_layers = len(result.get("layers") or [])
-        top = max(n_layers - 1, 0)
-        layer = min(layer, top)
+        st = PageState.from_data(data)
+        top = max(len(result.get("layers") or []) - 1, 0)
+        layer = min(int(st.get("layer", 0) or 0), top)
+        which = str(st.get("mheads", "key"))
         marks = {i: str(i) for i in range(0, top + 1, max(1, (top + 1) // 12))}
         return (
             figs.layer_bars(result, layer),
             figs.overlap_heatmap(result, layer),
             figs.angle_histogram(result, layer),
-            top,
-            marks,
-            {},
-        )
-
-    @app.callback(
-        Output(chart_id("mdl-dendro"), "figure"),
-        Output(chart_id("mdl-clustered"), "figure"),
-        Output(chart_id("mdl-contrib"), "figure"),
-        Output("mdl-prune", "children"),
-        Input("mdl-result", "data"),
-        Input(view_state(VIEW_ID), "data"),
-        prevent_initial_call=True,
-    )
-    def _clusters(entry: Any, data: Any) -> Any:
-        if not entry or "error" in entry:
-            return (no_update,) * 4
-        result = entry.get("result") or {}
-        st = PageState.from_data(data)
-        layer = min(int(st.get("layer", 0) or 0), max(len(result.get("layers") or []) - 1, 0))
-        which = str(st.get("mheads", "key"))
-        return (
             figs.dendrogram_figure(result, layer, which),
             figs.clustered_heatmap(result, layer, which),
             figs.contribution_bars(result, layer, which),
             prune_forecast(result, layer, which),
+            top,
+            marks,
         )
 
     @app.callback(

@@ -12,7 +12,7 @@ from dash import Dash, Input, Output, dcc, html, no_update
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient
-from dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
+from dashboard.components import chart_id, control, export_bar, graph, job_status, radio, view_page
 from dashboard.figures import sweeps as figs
 from dashboard.jobs import draw_result
 from dashboard.state import Param, State, checkbox
@@ -80,13 +80,7 @@ def layout(state: State) -> Component:
                     _axis_controls("y", state, "H"),
                     control(
                         "metric",
-                        dcc.RadioItems(
-                            id="surf-metric",
-                            options=[{"label": f" {label}", "value": m} for m, label in SURFACE_METRICS.items()],
-                            value="mse",
-                            inline=True,
-                            className="radio-inline",
-                        ),
+                        radio("surf-metric", dict(SURFACE_METRICS), "mse"),
                         "sm",
                     ),
                     control(
@@ -173,5 +167,5 @@ VIEW = View(
         checkbox("s3d", False, "surf-3d", "Also draw the 3-D surface."),
     ],
     description="Sweep two keys of the scenario at once and see the whole landscape.",
-    jobs=(ViewJob("surf", surface_request, "surface", wait=0.5),),
+    jobs=(ViewJob("surf", surface_request, "surface", until="progress"),),
 )

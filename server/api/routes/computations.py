@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from server.api.deps import BackendDep, SettingsDep
-from server.api.responses import JOB_RESPONSES, WaitQuery, client_of, submit
+from server.api.responses import JOB_RESPONSES, Until, UntilQuery, WaitQuery, client_of, submit
 from workers.jobs.kinds import JOB_KINDS, JobKind
 
 router = APIRouter(tags=["jobs"], responses=JOB_RESPONSES)
@@ -22,9 +22,14 @@ router = APIRouter(tags=["jobs"], responses=JOB_RESPONSES)
 
 def _endpoint(kind: JobKind) -> Callable[..., Awaitable[Response]]:
     async def post(
-        request: Any, http: Request, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery
+        request: Any,
+        http: Request,
+        backend: BackendDep,
+        settings: SettingsDep,
+        wait: float = WaitQuery,
+        until: Until = UntilQuery,
     ) -> Response:
-        return await submit(backend, kind.name, request, min(wait, settings.max_wait_s), client_of(http))
+        return await submit(backend, kind.name, request, min(wait, settings.max_wait_s), client_of(http), until)
 
     # FastAPI reads the body's model from the signature: give it this kind's request model.
     signature = inspect.signature(post)

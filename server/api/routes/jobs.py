@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Response
 
 from server.api.deps import BackendDep, SettingsDep, call
-from server.api.responses import ERROR_RESPONSES, JOB_RESPONSES, WaitQuery, job_response, settle
+from server.api.responses import ERROR_RESPONSES, JOB_RESPONSES, Until, UntilQuery, WaitQuery, job_response, settle
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{64}$", description="The job id (64 hex digits).")]
@@ -17,11 +17,13 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/{job_id}", responses={**JOB_RESPONSES, **NOT_FOUND}, summary="Poll a job")
-async def get_job(job_id: JobId, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery) -> Response:
+async def get_job(
+    job_id: JobId, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery, until: Until = UntilQuery
+) -> Response:
     state = await call(backend, backend.get, job_id)
     if state is None:
         raise HTTPException(404, f"no job {job_id}")
-    return job_response(await settle(backend, state, min(wait, settings.max_wait_s)))
+    return job_response(await settle(backend, state, min(wait, settings.max_wait_s), until))
 
 
 @router.delete("/{job_id}", responses={**JOB_RESPONSES, **ERROR_RESPONSES, **NOT_FOUND}, summary="Cancel a job")
