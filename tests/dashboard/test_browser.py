@@ -216,8 +216,9 @@ def test_preset_applies_its_story(page: Any, server_url: str) -> None:
 )
 def test_view_renders_its_result(page: Any, server_url: str, tab: str, chart: str, extra: str) -> None:
     page.goto(f"{server_url}/?tab={tab}&{SMALL}&{extra}")
-    wait_chart(page, chart, "data.length > 1")
     prefix = {"diversity": "div", "architecture": "arch", "weighting": "sim"}[tab]
+    # sweeps draw their first points while the rest compute (gaps where not done): wait for the whole
+    wait_chart(page, chart, "data.length > 1 && data.every((t) => (t.x || []).every((v) => v !== null))")
     wait_idle(page, prefix)
     status = page.get_attribute(f"#{prefix}-status", "class") or ""
     assert "error" not in status, text(page, f"#{prefix}-status")
