@@ -75,7 +75,8 @@ def angle_histogram(r: Result, layer: int) -> go.Figure:
             name="principal angles",
         )
     )
-    fig.update_xaxes(title="angle (degrees; 90 = orthogonal)", range=[0, 90])
+    # a little room left of 0, so the first x label does not sit in the corner on the y axis's "0"
+    fig.update_xaxes(title="angle (degrees; 90 = orthogonal)", range=[-3, 93])
     fig.update_yaxes(title="count")
     return styled(fig, f"Principal angles between key heads, layer {item['layer']}", height=300, legend=False)
 
@@ -120,6 +121,8 @@ def dendrogram_figure(r: Result, layer: int, which: str = "key") -> go.Figure:
         title=f"{which} head (key group)" if which == "query" else "key head",
     )
     fig.add_hline(y=c.get("cut", 0.5), line={"color": "#999", "dash": "dot", "width": 1}, annotation_text="cut")
+    # scipy puts leaf i at 5 + 10 i: half a leaf of room each side keeps the first label off the corner
+    fig.update_xaxes(range=[0, 10 * len(order)])
     fig.update_yaxes(title="distance 1 − overlap", range=[0, 1.02])
     return styled(fig, f"Dendrogram of the {which} heads, layer {item['layer']}", height=340, legend=False)
 
@@ -159,7 +162,8 @@ def contribution_bars(r: Result, layer: int, which: str = "key") -> go.Figure:
         )
     )
     fig.update_xaxes(title="head, most redundant first", type="category")
-    fig.update_yaxes(title="HDI − HDI without the head")
+    # short: a long vertical title reaches the top corner, where a wrapped chart title comes down to
+    fig.update_yaxes(title="HDI − HDI<sub>−h</sub>")
     return styled(
         fig,
         f"Diversity contribution of each {which} head, layer {item['layer']} (red: prune first)",
