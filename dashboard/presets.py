@@ -8,6 +8,7 @@ value a link could not.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,12 @@ class Preset:
     name: str
     story: str
     query: str
+
+    @property
+    def tab(self) -> str | None:
+        """The view the preset opens, when its query names one. Its story is told on that view only: a
+        preset whose other values are all defaults would otherwise claim every default page."""
+        return parse_qs(self.query).get("tab", [None])[0]
 
 
 PRESETS: tuple[Preset, ...] = (

@@ -6,9 +6,9 @@ reads the validated state. Previous/next are links (`?tour=..&step=..`), so the 
 link and a presenter's clicker (PageUp/PageDown, arrow keys: `assets/tour_keys.js`) all go the same way.
 While a question waits for its answer the figures are concealed (class `conceal` on `#tour-gate`).
 
-The panel listens to `TOUR_STATE`, a copy of the page state that the browser updates only when what the
-panel shows may change (the tour, its step, the page flags, or which preset the page matches), so moving
-a slider costs the panel no request.
+The panel listens to `TOUR_STATE`, a copy of the page state that the browser updates only when the tour,
+its step or the page flags change; which preset the page matches is decided in the browser. Moving a
+slider costs the panel no request.
 """
 
 from __future__ import annotations
@@ -116,8 +116,11 @@ def question_at(topic: str) -> Question | None:
 
 
 def active_preset(registry: Registry, st: PageState) -> Preset | None:
-    """The preset whose scenario and settings the page shows exactly (None once anything was moved)."""
+    """The preset whose scenario and settings the page shows exactly, on the view it opens (None once
+    anything was moved)."""
     for preset in PRESETS:
+        if preset.tab is not None and st.get("tab") != preset.tab:
+            continue
         target = registry.parse(preset.query).values
         keys = set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS}
         if all(_same(st.get(k), target.get(k)) for k in keys):
@@ -184,27 +187,62 @@ def qr_data_uri(url: str) -> str:
     return str(segno.make(url, error="m").svg_data_uri(scale=5, border=2))
 
 
-def _register_gate(app: Dash, registry: Registry) -> None:
-    """In the browser: copy the page state to `TOUR_STATE` when the tour, step, page flags or the matching
-    preset (as `active_preset` decides: equal values, an empty list equal to none) change."""
+_NO_UPDATE = "window.dash_clientside.no_update"
+
+
+def _preset_js(registry: Registry) -> str:
+    """`preset(d)` in the browser: the id of the preset page state `d` matches, as `active_preset` decides
+    (on the preset's view, equal values, an empty list equal to none), or null."""
     keys = sorted(set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS})
     targets = {p.id: {k: PageState(registry.parse(p.query).values).to_data().get(k) for k in keys} for p in PRESETS}
+    tabs = {p.id: p.tab for p in PRESETS}
+    return (
+        f"var targets = {json.dumps(targets)}, keys = {json.dumps(keys)}, views = {json.dumps(tabs)};"
+        " var norm = function (v) { if (v === undefined || v === null || (Array.isArray(v) && !v.length))"
+        " { return null; } return JSON.stringify(v); };"
+        " var preset = function (d) { for (var id in targets) { var t = targets[id], ok = !views[id] || d.tab === views[id];"
+        " for (var i = 0; i < keys.length && ok; i++) { ok = norm(d[keys[i]]) === norm(t[keys[i]]); }"
+        " if (ok) { return id; } } return null; };"
+    )
+
+
+def _register_gate(app: Dash, registry: Registry) -> None:
+    """In the browser: copy the page state to `TOUR_STATE` when the tour, its step or the page flags
+    change; and, while no tour is open, show the story of the preset the page matches (or hide the
+    panel). Leaving a preset with a slider then costs the panel no request: a key press stays at three."""
     watched = json.dumps(["tour", "step", *PAGE_KEYS])
     app.clientside_callback(
         "function (data, last) {"
-        f" var targets = {json.dumps(targets)}, keys = {json.dumps(keys)}, watched = {watched};"
-        " if (!data) { return window.dash_clientside.no_update; }"
-        " var norm = function (v) { if (v === undefined || v === null || (Array.isArray(v) && !v.length))"
-        " { return null; } return JSON.stringify(v); };"
-        " var preset = function (d) { for (var id in targets) { var t = targets[id], ok = true;"
-        " for (var i = 0; i < keys.length && ok; i++) { ok = norm(d[keys[i]]) === norm(t[keys[i]]); }"
-        " if (ok) { return id; } } return null; };"
-        " var sig = function (d) { return d ? JSON.stringify([watched.map(function (k) { return d[k]; }),"
-        " preset(d)]) : null; };"
-        " return sig(data) === sig(last) ? window.dash_clientside.no_update : data; }",
+        f" var watched = {watched};"
+        f" if (!data) {{ return {_NO_UPDATE}; }}"
+        " var sig = function (d) { return d ? JSON.stringify(watched.map(function (k) { return d[k]; })) : null; };"
+        f" return sig(data) === sig(last) ? {_NO_UPDATE} : data; }}",
         Output(TOUR_STATE, "data"),
         Input(STATE_STORE, "data"),
         State(TOUR_STATE, "data"),
+    )
+    stories = {p.id: [p.name, p.story] for p in PRESETS}
+    # the same answer as `_render` gives without a tour: whichever of the two runs last, the panel agrees
+    app.clientside_callback(
+        "function (data, style, cls, title) {"
+        + _preset_js(registry)
+        + f" var stories = {json.dumps(stories)}, skip = Array(5).fill({_NO_UPDATE});"
+        " if (!data || data.tour) { return skip; }"
+        " var id = preset(data), hidden = !!(style && style.display === 'none');"
+        " if (id) { var s = stories[id];"
+        " return (!hidden && cls === 'tour-panel preset-story' && title === s[0]) ? skip"
+        " : [{}, 'tour-panel preset-story', 'Preset', s[0], s[1]]; }"
+        " return hidden ? skip : [{display: 'none'}, 'tour-panel', '', '', '']; }",
+        Output("tour-panel", "style", allow_duplicate=True),
+        Output("tour-panel", "className", allow_duplicate=True),
+        Output("tour-name", "children", allow_duplicate=True),
+        Output("tour-step-title", "children", allow_duplicate=True),
+        Output("tour-narrative", "children", allow_duplicate=True),
+        Input(STATE_STORE, "data"),
+        State("tour-panel", "style"),
+        State("tour-panel", "className"),
+        State("tour-step-title", "children"),
+        prevent_initial_call=True,
     )
 
 

@@ -104,6 +104,21 @@ def test_a_preset_tells_its_story_on_the_page(page: Any, server_url: str) -> Non
     wait_idle(page, "sim")  # (the preset computes at full size: let it finish before the next test)
 
 
+PANEL_SHOWN = "(shown) => (getComputedStyle(document.getElementById('tour-panel')).display !== 'none') === shown"
+
+
+def test_a_preset_tells_its_story_on_its_own_view_only(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?theta=0")  # every other value a default: "Identical heads", on the Ensemble view
+    wait_text(page, "#tour-step-title", r"^Identical heads$")
+    page.wait_for_function(PANEL_SHOWN, arg=True)
+    page.click("#tabs >> text=Weighting")
+    page.wait_for_function(PANEL_SHOWN, arg=False)
+    page.click("#tabs >> text=Ensemble")
+    wait_text(page, "#tour-step-title", r"^Identical heads$")
+    page.wait_for_function(PANEL_SHOWN, arg=True)
+    wait_idle(page, "sim")
+
+
 def test_play_steps_theta_through_its_range_and_pause_stops_it(page: Any, server_url: str) -> None:
     page.goto(f"{server_url}/?tab=ensemble&theta=0&{SMALL}")
     wait_text(page, "#hl-hdi", r"^0$")

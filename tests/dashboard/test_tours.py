@@ -82,6 +82,17 @@ def test_a_preset_shows_its_story_until_something_moves(preset: object) -> None:
     assert active_preset(REG, state) is None
 
 
+def test_the_default_page_tells_no_story_and_a_preset_tells_its_own_on_its_view_only() -> None:
+    defaults = REG.parse("")
+    assert active_preset(REG, defaults) is None
+    training = next(p for p in PRESETS if p.id == "training")
+    assert training.tab == "training"
+    state = REG.parse(training.query)  # every value of this preset but its view is a default
+    assert active_preset(REG, state) is training
+    state.values["tab"] = "ensemble"
+    assert active_preset(REG, state) is None
+
+
 def test_the_class_distribution_shows_counts_not_user_text() -> None:
     q = TOURS["why-many-heads"].steps[2].question
     assert q is not None
