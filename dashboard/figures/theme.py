@@ -47,12 +47,26 @@ def head_color(h: int) -> str:
     return HEAD_COLORS[h % len(HEAD_COLORS)]
 
 
+HOUSE_LAYOUT: dict[str, Any] = {
+    "title": {"x": 0.01, "xanchor": "left", "y": 0.98, "yanchor": "top", "yref": "container", "font": {"size": 15}},
+    "font": {"family": FONT, "size": 12, "color": "#2b2d42"},
+    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0, "font": {"size": 11}},
+    "paper_bgcolor": "rgba(0,0,0,0)",
+    "plot_bgcolor": "white",
+    "hoverlabel": {"font": {"family": FONT}},
+}
+"""The house style: white background, light grid, title top-left, legend on top. It lives in the template,
+so a figure carries it without validating it again."""
+
+
 def _template() -> go.layout.Template:
-    """Plotly's `plotly_white`, cut to its layout and the trace types the charts draw: the whole template
-    (defaults for every trace type) cost 50-100 ms to validate per figure, most of a redraw."""
+    """Plotly's `plotly_white`, cut to its layout and the trace types the charts draw (the whole template,
+    with defaults for every trace type, cost 50-100 ms to validate per figure), plus the house style."""
     white = pio.templates["plotly_white"]
     kinds = ("bar", "box", "heatmap", "histogram", "scatter", "surface")
-    return go.layout.Template(layout=white.layout, data={k: getattr(white.data, k) for k in kinds})
+    template = go.layout.Template(layout=white.layout, data={k: getattr(white.data, k) for k in kinds})
+    template.layout.update(HOUSE_LAYOUT)
+    return template
 
 
 TEMPLATE = _template()
@@ -63,26 +77,16 @@ without validating it again, where setting `template=` on each figure cost half 
 
 
 def styled(fig: go.Figure, title: str, *, height: int = 320, legend: bool = True) -> go.Figure:
-    """Apply the house style: white background, light grid, title top-left, legend on top."""
-    fig.update_layout(
-        title={
-            "text": title,
-            "x": 0.01,
-            "xanchor": "left",
-            "y": 0.98,
-            "yanchor": "top",
-            "yref": "container",
-            "font": {"size": 15},
-        },
-        font={"family": FONT, "size": 12, "color": "#2b2d42"},
-        height=height,
-        margin={"l": 56, "r": 16, "t": 78 if legend else 48, "b": 44},
-        showlegend=legend,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0, "font": {"size": 11}},
-        paper_bgcolor="rgba(0,0,0,0)",
-        plot_bgcolor="white",
-        hoverlabel={"font": {"family": FONT}},
-    )
+    """A chart's own frame on the house style (the template): its title, height, margins and legend.
+
+    Set property by property: `update_layout` with nested dicts took 5 ms a figure, most of drawing one.
+    """
+    layout = fig.layout
+    layout.title.text = title
+    layout.height = height
+    margin = layout.margin
+    margin.l, margin.r, margin.t, margin.b = 56, 16, 78 if legend else 48, 44
+    layout.showlegend = legend
     return fig
 
 
