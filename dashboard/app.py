@@ -8,9 +8,10 @@ registry of `dashboard/state.py`), and views compute from the validated state it
 
 A key press must cost few round trips (at most three: the sync, the simulation, its drawing), so
 what needs no Python runs in the browser (clientside callbacks: the share link, the header's numbers,
-the gates below), the page frame (visible view, lecture classes, value badges) is answered by the sync
-callback itself, and each tab listens to a gated copy of the state (`ids.view_state`) that the
-browser updates only while that tab is shown: hidden tabs cost nothing.
+the gates below), the page frame (lecture classes, value badges) is answered by the sync callback
+itself, and each tab listens to a gated copy of the state (`ids.view_state`) that the browser updates
+only while that tab is shown: hidden tabs cost nothing. Only the shown tab is mounted in the browser
+(`dcc.Tabs` renders the selected child alone), so a key press re-renders one view, not nine.
 """
 
 from __future__ import annotations
@@ -185,6 +186,20 @@ def _sidebar(registry: Registry, state: State) -> Component:
     )
 
 
+def _view(v: View, state: State) -> Component:
+    """A view's page. It is a child of its tab, and `dcc.Tabs` mounts only the shown tab's child: the
+    browser holds one view's components, not all of them (each key press notifies every mounted
+    component), while every view stays in the layout, so callbacks may write into a hidden one."""
+    return html.Div(
+        [
+            html.P(v.description, className="view-description"),
+            html.Div(v.layout(state), id=f"{v.id}-body", className="view-body"),
+        ],
+        id=f"view-{v.id}",
+        className="view",
+    )
+
+
 def _layout(registry: Registry, views: list[View]) -> Component:
     state = State(registry.defaults())
     first = views[0].id
@@ -208,23 +223,19 @@ def _layout(registry: Registry, views: list[View]) -> Component:
                                 id="tabs",
                                 value=first,
                                 className="tabs part-tabs",
+                                parent_className="tabs-parent",
+                                content_className="tab-body",
                                 children=[
                                     dcc.Tab(
-                                        label=v.label, value=v.id, className="tab", selected_className="tab-selected"
+                                        _view(v, state),
+                                        label=v.label,
+                                        value=v.id,
+                                        className="tab",
+                                        selected_className="tab-selected",
                                     )
                                     for v in views
                                 ],
                             ),
-                            html.P(id="view-description", className="view-description"),
-                            *[
-                                html.Div(
-                                    html.Div(v.layout(state), id=f"{v.id}-body", className="view-body"),
-                                    id=f"view-{v.id}",
-                                    className="view",
-                                    style={} if v.id == first else {"display": "none"},
-                                )
-                                for v in views
-                            ],
                         ],
                         className="main",
                     ),
@@ -263,21 +274,20 @@ def control_labels(root: Component) -> dict[str, str]:
 
 def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
     """The URL <-> controls callback: one place where the page's state is read and written. It also
-    answers the page frame (visible view, lecture classes, value badges, the scenario controls the view
-    ignores) in the same round trip."""
+    answers the page frame (lecture classes, value badges, the scenario controls the view ignores) in
+    the same round trip."""
     controlled = registry.controlled
     outputs = [Output("url", "search"), Output(STATE_STORE, "data"), Output("notices", "children")]
     outputs += [Output(p.component, p.prop) for p in controlled]  # type: ignore[arg-type]
     badges = [p for p in registry if p.name in PRIMARY + VIEW_OWNED]
-    frame_outputs = [Output("root", "className"), Output("view-description", "children")]
-    frame_outputs += [Output(f"view-{v.id}", "style") for v in views]
+    frame_outputs = [Output("root", "className")]
     frame_outputs += [Output(f"lbl-{p.name}", "children") for p in badges]
     ignorable = sorted({key for v in views for key in v.ignores}, key=list(registry.params).index)
     ignores = {v.id: v.ignores for v in views}
     frame_outputs += [Output(registry[k].component or "", "disabled") for k in ignorable]
     frame_outputs += [Output(f"why-{k}", "children") for k in ignorable]
     outputs += frame_outputs
-    outputs += [Output("url-fixed", "data")]
+    outputs += [Output("url-fixed", "data"), Output(SIM_STATE, "data")]
     inputs = [Input("url", "search"), Input({"type": "preset", "name": ALL}, "n_clicks")]
     inputs += [Input(p.component, p.prop) for p in controlled]  # type: ignore[arg-type]
     by_component = {p.component: p for p in controlled}
@@ -292,13 +302,9 @@ def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
         if hidden >= SIDEBAR_PARTS:  # nothing left in the sidebar: its column goes to the charts
             hidden.add("sidebar")
         classes = ["root"] + [f"hide-{k}" for k in sorted(hidden)] + (["large"] if st.get("large") else [])
-        desc = next((v.description for v in views if v.id == tab), "")
-        styles = [{} if v.id == tab else {"display": "none"} for v in views]
         reasons = ignores.get(str(tab), {})
         return [
             " ".join(classes),
-            desc,
-            *styles,
             *[p.dump(st.get(p.name, p.default)) for p in badges],
             *[k in reasons for k in ignorable],
             *[reasons.get(k, "") for k in ignorable],
@@ -320,8 +326,22 @@ def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
         values = [no_update if v == r else v for v, r in zip(values, shown, strict=True)]
         return (search, st.to_data(), notices(st.notices), *values, *frame_change(st, before))
 
-    @app.callback(*outputs, *inputs, DashState("url-fixed", "data"))
+    scenario_keys = [p.name for p in scenario_params()]
+
+    def scenario_of(data: Any) -> dict[str, Any] | None:
+        return {k: data.get(k) for k in scenario_keys} if isinstance(data, dict) else None
+
+    @app.callback(*outputs, *inputs, DashState("url-fixed", "data"), DashState(STATE_STORE, "data"))
     def _sync(search: str | None, presets_: list[Any], *rest: Any) -> tuple[Any, ...]:
+        """Every output, and the simulation's state when a scenario key changed: answered here rather
+        than by a gate in the browser, so the simulation's request leaves one step sooner."""
+        *raw, fixed, before = rest
+        answer = _answer(search, presets_, *raw, fixed)
+        scenario = scenario_of(answer[1]) if answer[1] is not no_update else None
+        changed = scenario is not None and scenario != scenario_of(before)
+        return (*answer, scenario if changed else no_update)
+
+    def _answer(search: str | None, presets_: list[Any], *rest: Any) -> tuple[Any, ...]:
         """A link with bad values is rewritten to the values used, its notices kept on screen: the
         rewritten query is remembered (`url-fixed`) so the navigation it causes does not clear them."""
         *raw, fixed = rest
@@ -348,7 +368,7 @@ def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
             if preset is None or not ctx.triggered[0].get("value"):
                 return (no_update, no_update, no_update, *unchanged, *untouched)
             target = registry.parse(preset.query)
-            if "tab=" not in preset.query:
+            if preset.tab is None:
                 target.values["tab"] = current["tab"]
             for key in KEEP_ON_PRESET:
                 if key != "tab":
@@ -437,36 +457,35 @@ def _register_frame(app: Dash, views: list[View]) -> None:
         'function (href) { return href || ""; }', Output("share-url", "value"), Input("url", "href")
     )
 
-    # the simulation's state: only when a scenario key changed
-    keys = json.dumps([p.name for p in scenario_params()])
+    # The gates, in two functions (a callback to run per change, not one per tab): each tab's state, only
+    # while it is shown and only when it changed; the simulation's result, to the shown tab if it draws
+    # it, only when it is a new one. (The simulation's own state comes from the sync callback.)
+    tabs = [v.id for v in views]
+    states = [Output(view_state(t), "data") for t in tabs]
     app.clientside_callback(
-        f"function (data, last) {{ var keys = {keys}; if (!data) {{ return {_NO_UPDATE}; }}"
-        " var pick = function (d) { return JSON.stringify(keys.map(function (k) { return d ? d[k] : null; })); };"
-        f" return (last && pick(data) === pick(last)) ? {_NO_UPDATE} : data; }}",
-        Output(SIM_STATE, "data"),
+        f"function (data, ...last) {{ var tabs = {json.dumps(tabs)},"
+        f" out = last.map(function () {{ return {_NO_UPDATE}; }});"
+        " if (!data) { return out; }"
+        " var i = tabs.indexOf(data.tab);"
+        " if (i >= 0 && JSON.stringify(data) !== JSON.stringify(last[i])) { out[i] = data; }"
+        " return out; }",
+        *states,
         Input(STATE_STORE, "data"),
-        DashState(SIM_STATE, "data"),
+        *[DashState(o.component_id, "data") for o in states],
     )
-    for v in views:
-        tab = json.dumps(v.id)
-        # each tab's state: only while it is shown, and only when it changed
-        app.clientside_callback(
-            f"function (data, last) {{ if (!data || data.tab !== {tab}) {{ return {_NO_UPDATE}; }}"
-            f" return JSON.stringify(data) === JSON.stringify(last) ? {_NO_UPDATE} : data; }}",
-            Output(view_state(v.id), "data"),
-            Input(STATE_STORE, "data"),
-            DashState(view_state(v.id), "data"),
-        )
-        if v.shows_simulation:
-            # the simulation's result, to the tabs that draw it, while they are shown
-            app.clientside_callback(
-                f"function (result, state, last) {{ if (!result || !state || state.tab !== {tab}) {{"
-                f" return {_NO_UPDATE}; }} return (last && last.key === result.key) ? {_NO_UPDATE} : result; }}",
-                Output(view_sim(v.id), "data"),
-                Input(SIM_RESULT_STORE, "data"),
-                Input(view_state(v.id), "data"),
-                DashState(view_sim(v.id), "data"),
-            )
+    drawing = [v.id for v in views if v.shows_simulation]
+    app.clientside_callback(
+        f"function (result, ...rest) {{ var drawing = {json.dumps(drawing)}, n = drawing.length;"
+        f" var state = rest[n], last = rest.slice(n + 1), out = last.map(function () {{ return {_NO_UPDATE}; }});"
+        " var j = state ? drawing.indexOf(state.tab) : -1;"
+        " if (j >= 0 && result && !(last[j] && last[j].key === result.key)) { out[j] = result; }"
+        " return out; }",
+        *[Output(view_sim(t), "data") for t in drawing],
+        Input(SIM_RESULT_STORE, "data"),
+        *[Input(view_state(t), "data") for t in drawing],
+        DashState(STATE_STORE, "data"),
+        *[DashState(view_sim(t), "data") for t in drawing],
+    )
 
     # The PNG/SVG switch acts in the browser (assets/export_format.js): a chart's config changed after
     # its first draw does not reach Plotly's download button, so the format is set where Plotly reads it.

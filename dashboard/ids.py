@@ -6,8 +6,9 @@ SIM_RESULT_STORE = "sim-result"
 """Id of the store holding `{"key": ..., "result": <simulation result>}` for the current scenario,
 run by the app for every tab (the header shows its headline numbers); views may read it."""
 SIM_STATE = "sim-state"
-"""Id of the store holding the page state, updated in the browser only when a scenario key changes: the
-page's simulation listens to it, so moving a view's own control costs that simulation no request."""
+"""Id of the store holding the scenario's values, written by the sync callback only when a scenario key
+changes: the page's simulation listens to it, so moving a view's own control costs that simulation no
+request."""
 
 
 def view_state(view_id: str) -> str:

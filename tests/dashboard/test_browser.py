@@ -110,6 +110,30 @@ def test_shared_link_applies_state_and_keyboard_moves_url_and_figures(page: Any,
     assert page.evaluate("() => window.__headdivMarker") == marker
 
 
+def test_only_the_shown_view_is_mounted_and_hidden_ones_keep_the_state_written_into_them(
+    page: Any, server_url: str
+) -> None:
+    # dn belongs to the Diversity view: the link's value is written into it while it is not mounted
+    page.goto(f"{server_url}/?tab=ensemble&dn=5&{SMALL}")
+    wait_chart(page, "ens-slice")
+    assert page.locator("#view-ensemble").count() == 1
+    assert page.locator("#view-diversity, #view-surfaces, #view-models").count() == 0
+    shown = page.locator(".js-plotly-plot").count()
+    assert shown == page.locator("#view-ensemble .js-plotly-plot").count() > 0
+
+    page.click("#tabs >> text=Diversity")
+    page.wait_for_selector("#view-diversity", state="visible")
+    assert page.locator("#view-ensemble").count() == 0
+    assert page.get_attribute("#div-n [role=slider]", "aria-valuenow") == "5"
+    assert query(page)["dn"] == "5"
+    wait_idle(page, "div")
+
+    # back on Ensemble: its charts are drawn again from what the page holds
+    page.click("#tabs >> text=Ensemble")
+    wait_chart(page, "ens-slice", "data.filter(t => t.legendgroup === 'heads').length === 4")
+    assert page.locator("#view-diversity").count() == 0
+
+
 def test_bad_url_values_show_notices_and_fall_back(page: Any, server_url: str) -> None:
     page.goto(f"{server_url}/?H=abc&theta=500&geometry=cubist&{SMALL}&hide=H,explain")
     wait_text(page, "#notices", "angle θ between heads \\(°\\): 500 is above the maximum 90")

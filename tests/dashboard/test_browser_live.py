@@ -64,13 +64,18 @@ def test_a_cell_of_a_surface_is_a_cache_hit_for_the_ensemble_view(page: Any, ser
     wait_text(page, "#sim-status", r"^from cache$")
 
 
-def test_a_slider_key_press_costs_at_most_three_requests(page: Any, server_url: str) -> None:
+@pytest.mark.parametrize("preset", [False, True], ids=["scenario", "leaving-a-preset"])
+def test_a_slider_key_press_costs_at_most_three_requests(page: Any, server_url: str, preset: bool) -> None:
     sent: list[str] = []
     page.on("request", lambda r: sent.append(r.post_data or "") if CALLBACK in r.url else None)
-    page.goto(f"{server_url}/?tab=ensemble&{SMALL}&seed={_seed()}")
+    if preset:  # "Identical heads": the first press leaves it (its story goes), the second comes back
+        page.goto(f"{server_url}/?theta=0")
+        wait_text(page, "#tour-step-title", r"^Identical heads$")
+    else:
+        page.goto(f"{server_url}/?tab=ensemble&{SMALL}&seed={_seed()}")
     wait_chart(page, "ens-slice")
     wait_idle(page, "sim")
-    for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):
+    for key in ("ArrowRight", "ArrowLeft", "ArrowRight"):
         before = chart_data(page, "ens-slice")[0]["y"]
         hdi = page.inner_text("#hl-hdi")
         sent.clear()
