@@ -168,12 +168,15 @@ def simulate(s: Scenario) -> dict[str, Any]:
     return {
         "E": E,
         "weightings": weightings,
-        "heads": [{"mse": head_mse[h], "bias2": np.mean(B[h] ** 2), "variance": C[h, h]} for h in range(H)],
+        "heads": [
+            {"mse": head_mse[h], "bias2": np.mean(B[h] ** 2), "variance": C[h, h], "se": direct(E[:, h])[3]}
+            for h in range(H)
+        ],
         "covariance_matrix": C,
         "correlation_matrix": corr,
         "mean_correlation": float(np.mean(corr[~np.eye(H, dtype=bool)])) if H > 1 else None,
         "effective_heads": np.mean(np.diag(C)) / (alpha @ C @ alpha),
-        "big_head": {"mse": np.mean((big_mu - truth) ** 2) + np.mean(BIG.var(axis=0)), "dim": D},
+        "big_head": {"mse": np.mean((big_mu - truth) ** 2) + np.mean(BIG.var(axis=0)), "dim": D, "se": direct(BIG)[3]},
         "p": p,
         "W": W,
     }

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from workers.engine import decomposition as dec
 from workers.engine import hdi_report, simulate
 from workers.engine.diversity import hdi, orthonormal_basis, principal_angles
 from workers.schemas import Scenario
@@ -109,3 +110,24 @@ def test_hdi_edge_cases() -> None:
     with pytest.raises(ValueError, match="share the ambient dimension"):
         hdi_report([np.eye(3)[:, :1], np.eye(4)[:, :1]])
     assert simulate(Scenario(**FAST, H=1))["hdi"] is None
+
+
+def test_single_estimator_se_is_the_per_replicate_error() -> None:
+    rng = np.random.default_rng(3)
+    e, truth = rng.standard_normal((30, 7)), rng.standard_normal(7)
+    got = dec.single_estimator(e, truth)
+    per_rep = [np.mean((e[r] - truth) ** 2) for r in range(30)]
+    assert got["mse"] == pytest.approx(np.mean(per_rep), rel=1e-12)
+    assert got["mse_se"] == pytest.approx(np.std(per_rep, ddof=1) / math.sqrt(30), rel=1e-12)
+    # one head of weight 1 is the same estimator: the ensemble's error and the baseline's agree
+    assert dec.direct_mse(e[:, None, :], truth, np.ones(1))[1] == pytest.approx(got["mse_se"], rel=1e-12)
+
+
+def test_identical_heads_have_one_standard_error() -> None:
+    """Ensemble, single head and big head are one estimator here: one MSE, shown to one precision."""
+    r = simulate(Scenario(**FAST, H=3, theta=0.0))
+    single, big = r["baselines"]["single_head"], r["baselines"]["big_head"]
+    assert single["mse_se"] == pytest.approx(r["mse_se"], rel=1e-6)
+    assert big["mse_se"] == pytest.approx(r["mse_se"], rel=1e-6)
+    for name in ("uniform", "geometric", "fibonacci", "optimal", "maw"):
+        assert r["weightings"][name]["mse_se"] == pytest.approx(r["mse_se"], rel=1e-6)

@@ -90,6 +90,10 @@ CASES = [
         "dependence": "ar1",
         "phi": 0.5,
     },
+    # identical heads and a big head of dimension d_k: computed once by the engine, one by one here
+    {"kernel": "gaussian", "geometry": "equiangular", "theta": 0.0, "target": "sine", "weights": "maw"},
+    {"kernel": "softmax", "geometry": "tilted", "tilts": [0.0, 0.0, 50.0], "target": "linear", "weights": "maw"},
+    {"kernel": "gaussian", "geometry": "equiangular", "H": 1, "target": "quadratic", "weights": "uniform"},
 ]
 
 
@@ -117,6 +121,8 @@ def test_engine_matches_numpy_reference(case: dict) -> None:
             close(w[key], r[key])
     close(got["weightings"]["maw"]["mse"], ref["weightings"]["maw"]["mse"])
     close(got["weightings"]["maw"]["bias2"], ref["weightings"]["maw"]["bias2"])
+    for name in ("uniform", "geometric", "fibonacci", "optimal", "maw"):
+        close(got["weightings"][name]["mse_se"], ref["weightings"][name]["se"])
 
     chosen = ref["weightings"][s.weights]
     close(got["mse"], chosen["mse"])
@@ -125,8 +131,11 @@ def test_engine_matches_numpy_reference(case: dict) -> None:
     close(got["bias2"], chosen["bias2"])
     close(got["effective_heads"], ref["effective_heads"])
     close(got["baselines"]["big_head"]["mse"], ref["big_head"]["mse"])
+    close(got["baselines"]["big_head"]["mse_se"], ref["big_head"]["se"])
     assert got["baselines"]["big_head"]["dim"] == ref["big_head"]["dim"]
-    assert got["baselines"]["single_head"] == got["heads"][0]
+    single = dict(got["baselines"]["single_head"])
+    close(single.pop("mse_se"), ref["heads"][0]["se"])
+    assert single == got["heads"][0]
 
     expected = hdi_report(ref["W"])
     close(got["hdi"], expected["hdi"])

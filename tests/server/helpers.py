@@ -41,6 +41,12 @@ def slow_surface(cells: int = 6, **base: Any) -> dict[str, Any]:
     }
 
 
+def overlong_surface(seed: int) -> dict[str, Any]:
+    """A surface of minutes on this machine (one cell alone takes seconds): far past a 1 s job limit on any
+    machine, however its cells are batched, shared or fanned out."""
+    return slow_surface(12, replicates=512, n=2048, seed=seed)
+
+
 def maximal_simulation(**overrides: Any) -> dict[str, Any]:
     """A simulation near the work budget that spends it on two huge replicates (minutes on this machine): the
     engine can only stop it or report its progress from inside the attention step."""

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from server.main import create_app
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
-from tests.server.helpers import ServerThread, run_async, slow_surface, small, watch_surface
+from tests.server.helpers import ServerThread, overlong_surface, run_async, slow_surface, small, watch_surface
 
 
 def wait_done(client: TestClient, job_id: str, timeout: float = 120) -> dict:
@@ -110,7 +110,7 @@ def test_single_flight_100_concurrent_requests_run_the_engine_once() -> None:
 
 def test_a_job_past_its_timeout_fails_with_a_reason() -> None:
     with TestClient(create_app(embedded_settings(job_timeout_s=1), mount_dashboard=False)) as c:
-        r = c.post("/api/v1/surfaces", json=slow_surface(12, replicates=64, seed=SEED + 56), params={"wait": 60})
+        r = c.post("/api/v1/surfaces", json=overlong_surface(SEED + 56), params={"wait": 60})
         body = r.json()
     assert r.status_code == 200 and body["status"] == "failed", body
     assert body["error"]["type"] == "timeout" and "time limit of 1 s" in body["error"]["message"]

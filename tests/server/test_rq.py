@@ -19,6 +19,7 @@ from tests.server.helpers import (
     ServerThread,
     WorkerProcess,
     maximal_simulation,
+    overlong_surface,
     poll,
     run_async,
     slow_surface,
@@ -232,7 +233,7 @@ def test_cells_are_shared_across_job_kinds(stack: tuple[TestClient, WorkerProces
 def test_a_job_past_its_timeout_fails_with_a_reason(redis_url: str, queue_name: str, tmp_path: Path) -> None:
     settings = rq_settings(redis_url, queue_name, job_timeout_s=1)
     with workers(redis_url, queue_name, tmp_path), TestClient(create_app(settings, mount_dashboard=False)) as client:
-        job_id = client.post("/api/v1/surfaces", json=slow_surface(12, replicates=64, seed=SEED + 55)).json()["job_id"]
+        job_id = client.post("/api/v1/surfaces", json=overlong_surface(SEED + 55)).json()["job_id"]
         body = poll(client, job_id, ("finished", "failed", "canceled"), 60)
     assert body["status"] == "failed" and body["error"]["type"] == "timeout", body
     assert "time limit of 1 s" in body["error"]["message"]

@@ -54,15 +54,21 @@ def moments(e: Array, truth: Array) -> Moments:
     return Moments(bias=mean - truth, cbar=cbar)
 
 
-def direct_mse(e: Array, truth: Array, alpha: Array) -> tuple[float, float]:
-    """Mean over replicates and queries of the squared error, and its Monte Carlo standard error.
+def replicate_se(per_rep: Array) -> float:
+    """Monte Carlo standard error of a mean over replicates (docs/model.md section 4): the sample
+    standard deviation (ddof = 1) of the per-replicate values, over sqrt(R)."""
+    return float(per_rep.std(ddof=1) / np.sqrt(per_rep.size))
 
-    The standard error is the sample standard deviation (ddof = 1) of each replicate's
-    query-averaged squared error, over sqrt(R).
-    """
-    per_rep = np.mean((np.einsum("h,rhj->rj", alpha, e) - truth) ** 2, axis=1)
-    r = per_rep.size
-    return float(per_rep.mean()), float(per_rep.std(ddof=1) / np.sqrt(r))
+
+def per_replicate_mse(estimate: Array, truth: Array) -> Array:
+    """Each replicate's query-averaged squared error of one estimator's draws (R, Q)."""
+    return np.asarray(np.mean((estimate - truth) ** 2, axis=1))
+
+
+def direct_mse(e: Array, truth: Array, alpha: Array) -> tuple[float, float]:
+    """Mean over replicates and queries of the squared error, and its Monte Carlo standard error."""
+    per_rep = per_replicate_mse(np.einsum("h,rhj->rj", alpha, e), truth)
+    return float(per_rep.mean()), replicate_se(per_rep)
 
 
 def effective_heads(m: Moments, alpha: Array) -> float | None:
@@ -95,8 +101,14 @@ def correlation(cbar: Array) -> tuple[list[list[float | None]], float | None]:
 
 
 def single_estimator(e: Array, truth: Array) -> dict[str, float]:
-    """bias^2, variance and MSE of one estimator's draws e (R, Q) (a baseline or a gated ensemble)."""
+    """bias^2, variance, MSE and the MSE's standard error of one estimator's draws e (R, Q) (a baseline
+    or a gated ensemble). The error is that of the ensemble's `mse_se`, so the two read side by side."""
     mean = e.mean(axis=0)
     bias2 = float(np.mean((mean - truth) ** 2))
     variance = float(np.mean(np.mean((e - mean) ** 2, axis=0)))
-    return {"mse": bias2 + variance, "bias2": bias2, "variance": variance}
+    return {
+        "mse": bias2 + variance,
+        "bias2": bias2,
+        "variance": variance,
+        "mse_se": replicate_se(per_replicate_mse(e, truth)),
+    }

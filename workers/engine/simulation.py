@@ -32,18 +32,30 @@ def _gated_terms(draws: Draws, scheme: str) -> dict[str, float]:
     return dec.moments(contrib, draws.truth / h).terms(np.ones(h))
 
 
+def _gated_mse(draws: Draws, scheme: str) -> tuple[float, float]:
+    """A gated ensemble's direct MSE and its standard error, from the gated sum of the heads."""
+    per_rep = dec.per_replicate_mse(np.sum(draws.gates[scheme] * draws.estimates, axis=1), draws.truth)
+    return float(per_rep.mean()), dec.replicate_se(per_rep)
+
+
 def _weightings(s: Scenario, m: dec.Moments, draws: Draws) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Every registered scheme's weights and decomposition on these draws, and the fixed schemes' alphas."""
+    """Every registered scheme's weights, decomposition and MSE standard error on these draws (so its MSE
+    is shown to the precision the draws support), and the fixed schemes' alphas."""
     out: dict[str, Any] = {}
     extras: dict[str, Any] = {}
     alphas: dict[str, np.ndarray] = {}
     for w in WEIGHTINGS:
         scheme = w.of(s)
         if w.per_draw:
-            out[w.name] = {**_gated_terms(draws, w.name), "mean_gate": draws.gates[w.name].mean(axis=(0, 2)).tolist()}
+            out[w.name] = {
+                **_gated_terms(draws, w.name),
+                "mse_se": _gated_mse(draws, w.name)[1],
+                "mean_gate": draws.gates[w.name].mean(axis=(0, 2)).tolist(),
+            }
         else:
             alphas[w.name] = alpha = scheme.alpha(m)
-            out[w.name] = {"alpha": alpha.tolist(), **m.terms(alpha)}
+            se = dec.direct_mse(draws.estimates, draws.truth, alpha)[1]
+            out[w.name] = {"alpha": alpha.tolist(), **m.terms(alpha), "mse_se": se}
         extras.update(scheme.extras(m))
     return {**out, **extras}, alphas
 
@@ -156,9 +168,7 @@ def _result(
         gates = draws.gates[s.weights]
         alpha = gates.mean(axis=(0, 2))
         terms = _gated_terms(draws, s.weights)
-        gated = np.sum(gates * draws.estimates, axis=1)
-        per_rep = np.mean((gated - draws.truth) ** 2, axis=1)
-        mse_direct, mse_se = float(per_rep.mean()), float(per_rep.std(ddof=1) / math.sqrt(s.replicates))
+        mse_direct, mse_se = _gated_mse(draws, s.weights)
         slice_ens = np.sum(draws.slice_gates[s.weights] * draws.slice_heads, axis=0)
 
     corr, mean_corr = dec.correlation(m.cbar)
@@ -189,7 +199,11 @@ def _result(
         "overlap_matrix": geometry.overlap_matrix().tolist(),
         "principal_angles_deg": geometry.principal_angles_deg(),
         "baselines": {
-            "single_head": heads[0],
+            # head 1 as it is in `heads`, with the standard error its MSE has on these draws
+            "single_head": {
+                **heads[0],
+                "mse_se": dec.replicate_se(dec.per_replicate_mse(draws.estimates[:, 0], draws.truth)),
+            },
             "big_head": {**dec.single_estimator(draws.big, draws.truth), "dim": draws.big_dim},
         },
         "weightings": weightings,
