@@ -2,7 +2,8 @@
 
 Measured side by side in one run (medians of `--repeat` runs where it says so):
   batch     a 16-angle diversity sweep of the default scenario simulated in batches (as a job does)
-            against the same 16 scenarios simulated one by one; the ratio separate / batched
+            against the same 16 scenarios simulated one by one, the two interleaved; the ratio separate /
+            batched of the medians, and each one's range
   surface   the default 7 x 5 surface (theta x H) computed cold, cell by cell into a fresh cache, against
             the sum of its cells' floors (one torch.exp over R*H*queries*n float32 elements per cell)
   partial   through the embedded API: seconds from submitting the default surface (and the default
@@ -11,7 +12,8 @@ Measured side by side in one run (medians of `--repeat` runs where it says so):
             each limited to one compute thread (HEADDIV_THREADS=1); the ratio one / two workers
             (skipped, saying why, when no Redis answers at --redis-url)
 
-Run: `python bench/bench_cells.py` (a few minutes on 2 cores; the engine is compiled first).
+Run: `python bench/bench_cells.py` (a few minutes on 2 cores; the engine is compiled first);
+`--only batch` runs one step.
 """
 
 from __future__ import annotations
@@ -41,14 +43,28 @@ def median_time(fn: Callable[[], object], repeat: int) -> float:
 
 
 def batch_ratio(repeat: int) -> None:
+    """Separate and batched runs interleaved (one warm-up each), so a busy machine slows both alike."""
     from workers.engine import simulate, simulate_many
     from workers.schemas import Scenario
 
     cells = [Scenario.model_validate({"theta": 6.0 * k}) for k in range(16)]
-    separate = median_time(lambda: [simulate(c) for c in cells], repeat)
-    batched = median_time(lambda: list(simulate_many(cells)), repeat)
+    runs: dict[str, Callable[[], object]] = {
+        "separate": lambda: [simulate(c) for c in cells],
+        "batched": lambda: list(simulate_many(cells)),
+    }
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for fn in runs.values():
+        fn()
+    for _ in range(repeat):
+        for name, fn in runs.items():
+            started = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - started)
+    separate, batched = (statistics.median(times[name]) for name in runs)
+    spread = ", ".join(f"{name} {min(t):.3f}-{max(t):.3f}" for name, t in times.items())
     print(
         f"batch    16-angle sweep: separate {separate:.3f} s, batched {batched:.3f} s, ratio {separate / batched:.2f}"
+        f" (medians of {repeat}; range {spread})"
     )
 
 
@@ -176,7 +192,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--redis-url", default=os.environ.get("HEADDIV_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"))
-    parser.add_argument("--skip", nargs="*", default=[], choices=["batch", "surface", "partial", "fan-out"])
+    steps_named = ["batch", "surface", "partial", "fan-out"]
+    parser.add_argument("--skip", nargs="*", default=[], choices=steps_named)
+    parser.add_argument("--only", nargs="*", default=steps_named, choices=steps_named, help="run only these steps")
     args = parser.parse_args()
     os.environ.setdefault("HEADDIV_COMPILE", "on")
     from workers.engine import warm_up
@@ -191,7 +209,7 @@ def main() -> None:
         "fan-out": lambda: fan_out(args.redis_url),
     }
     for name, step in steps.items():
-        if name not in args.skip:
+        if name in args.only and name not in args.skip:
             step()
 
 

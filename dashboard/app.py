@@ -24,7 +24,7 @@ from dash import ALL, Dash, Input, Output, ctx, dcc, html, no_update
 from dash import State as DashState
 from dash.development.base_component import Component
 
-from dashboard import play, tour_panel
+from dashboard import play, tour_panel, vendored
 from dashboard.api_client import ApiClient
 from dashboard.components import job_status
 from dashboard.controls import PRIMARY, VIEW_OWNED, scenario_sidebar
@@ -46,6 +46,7 @@ KEEP_ON_PRESET = ("tab", "hide", "lecture", "large", "img")
 
 SIDEBAR_PARTS = frozenset({*PRIMARY, "advanced", "presets"})
 """What the sidebar shows; when a lecturer hides all of it, the page drops its column."""
+DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
 
 
 def build_registry(views: list[View]) -> Registry:
@@ -86,6 +87,33 @@ INDEX = (
 </body>
 </html>"""
 )
+
+
+class _Dash(Dash):
+    """Dash, loading the regenerator runtime in place of its polyfill (`vendored.without_polyfill`)."""
+
+    def interpolate_index(
+        self,
+        metas: str = "",
+        title: str = "",
+        css: str = "",
+        config: str = "",
+        scripts: str = "",
+        app_entry: str = "",
+        favicon: str = "",
+        renderer: str = "",
+    ) -> str:
+        scripts = vendored.without_polyfill(self, scripts)
+        return str(super().interpolate_index(metas, title, css, config, scripts, app_entry, favicon, renderer))
+
+
+def _early_fetches(app: Dash) -> str:
+    """Tags for the page's head: what the first chart needs is fetched alongside Dash's scripts, not after
+    them. plotly.js (`vendored`); the layout and the callback list, which Dash's renderer asks for
+    only once every script has run (the browser hands it these responses: same URL, same request mode)."""
+    prefix = app.config.requests_pathname_prefix
+    dash = "".join(f'<link rel="preload" as="fetch" crossorigin href="{prefix}{r}">' for r in DASH_FIRST_REQUESTS)
+    return vendored.register(app) + "\n" + dash
 
 
 def _stat(label: str, short: str, sid: str, hint: str) -> Component:
@@ -282,8 +310,8 @@ def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
     badges = [p for p in registry if p.name in PRIMARY + VIEW_OWNED]
     frame_outputs = [Output("root", "className")]
     frame_outputs += [Output(f"lbl-{p.name}", "children") for p in badges]
-    ignorable = sorted({key for v in views for key in v.ignores}, key=list(registry.params).index)
-    ignores = {v.id: v.ignores for v in views}
+    ignorable = sorted({key for v in views for key in v.ignorable}, key=list(registry.params).index)
+    by_id = {v.id: v for v in views}
     frame_outputs += [Output(registry[k].component or "", "disabled") for k in ignorable]
     frame_outputs += [Output(f"why-{k}", "children") for k in ignorable]
     outputs += frame_outputs
@@ -302,7 +330,8 @@ def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
         if hidden >= SIDEBAR_PARTS:  # nothing left in the sidebar: its column goes to the charts
             hidden.add("sidebar")
         classes = ["root"] + [f"hide-{k}" for k in sorted(hidden)] + (["large"] if st.get("large") else [])
-        reasons = ignores.get(str(tab), {})
+        shown = by_id.get(str(tab))
+        reasons = shown.ignored(st) if shown is not None else {}
         return [
             " ".join(classes),
             *[p.dump(st.get(p.name, p.default)) for p in badges],
@@ -496,14 +525,17 @@ def create_dash_app(api_url: str, *, client: ApiClient | None = None) -> Dash:
     views = list(VIEWS)
     registry = build_registry(views)
     client = client or ApiClient(api_url)
-    app = Dash(
+    app = _Dash(
         __name__,
         title="headdiv",
         assets_folder=str(ASSETS),
         update_title="",
         serve_locally=True,
     )
-    app.index_string = INDEX
+    # the page names each asset with its modification time (`?m=`), so a browser may keep it: a later visit
+    # runs the scripts at once instead of asking whether each changed first
+    app.server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
+    app.index_string = INDEX.replace("{%css%}", "{%css%}\n" + _early_fetches(app), 1)
     app.layout = _layout(registry, views)
     registry.label(control_labels(app.layout))
     _register_sync(app, registry, views)

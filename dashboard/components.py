@@ -38,9 +38,15 @@ def graph(name: str, message: str = "computing…", **style: Any) -> dcc.Graph:
 
 
 def explanation(name: str) -> Component:
-    """The Markdown beside a view (formulas in MathJax), read from `explanations/<name>.md`."""
+    """The Markdown beside a view (formulas in MathJax), read from `explanations/<name>.md`. It comes with
+    MathJax off and its text hidden: assets/typeset_later.js turns MathJax on once the page's first charts
+    are drawn, since fetching MathJax and typesetting would take the CPU those charts wait for, and shows
+    the text once typeset (raw TeX is never seen)."""
     text = (EXPLANATIONS / f"{name}.md").read_text(encoding="utf-8")
-    return html.Aside(dcc.Markdown(text, mathjax=True), className="explain part-explain")
+    return html.Aside(
+        dcc.Markdown(text, mathjax=False, id={"type": "explain", "name": name}),
+        className="explain part-explain math-pending",
+    )
 
 
 def view_page(content: list[Component], explain: str) -> Component:

@@ -12,6 +12,7 @@ import shlex
 from typing import Any
 
 from workers.jobs.kinds import JOB_KINDS
+from workers.schemas.weightings import WEIGHTINGS
 
 CLI_COMMANDS: dict[str, str] = {kind.path: kind.command for kind in JOB_KINDS.values()}
 """The `headdiv` subcommand that computes what each API route does, on the user's own machine."""
@@ -91,6 +92,42 @@ def head_clusters_csv(result: dict[str, Any]) -> str:
                         "redundancy_rank": rank[head],
                     }
                 )
+    return _table(records)
+
+
+def weighting_result(result: dict[str, Any]) -> dict[str, Any]:
+    """What the Weighting view shows of a simulation result: every scheme's weights, MSE decomposition and
+    MSE standard error, the geometric rho curve with its best rho, and the scenario they come from."""
+    return {"scenario": result.get("scenario") or {}, "weightings": result.get("weightings") or {}}
+
+
+def weighting_csv(result: dict[str, Any]) -> str:
+    """The Weighting view as one table: a `scheme` row per scheme (its parameters, MSE, MSE standard error,
+    bias², variance, covariance and the weight of each head, MAW's being its mean gate), then a `rho_curve`
+    row per rho of the geometric curve (`best` marks the best rho on it)."""
+    scenario = result.get("scenario") or {}
+    w = result.get("weightings") or {}
+    records: list[dict[str, Any]] = []
+    for scheme in WEIGHTINGS:
+        entry = w.get(scheme.name)
+        if not isinstance(entry, dict):
+            continue
+        weights = entry.get("alpha") or entry.get("mean_gate") or []
+        records.append(
+            {
+                "row": "scheme",
+                "scheme": scheme.name,
+                "parameters": " ".join(f"{k}={scenario[k]}" for k in scheme.model_fields if k in scenario),
+                "rho": None,
+                **{k: entry.get(k) for k in ("mse", "mse_se", "bias2", "variance", "covariance")},
+                **{f"weight_head_{h + 1}": a for h, a in enumerate(weights)},
+            }
+        )
+    curve = w.get("rho_curve") or {}
+    for rho, mse in zip(curve.get("rho") or [], curve.get("mse") or [], strict=False):
+        records.append(
+            {"row": "rho_curve", "scheme": "geometric", "rho": rho, "mse": mse, "best": rho == w.get("best_rho")}
+        )
     return _table(records)
 
 

@@ -217,14 +217,22 @@ def register_job(
         )
 
 
-def register_exports(app: Dash, prefix: str, name: str) -> None:
-    """JSON/CSV download of the view's result (its reproduce box is filled by the job's own callback)."""
+def register_exports(
+    app: Dash,
+    prefix: str,
+    name: str,
+    store: str | None = None,
+    to_json: Callable[[dict[str, Any]], Any] = lambda result: result,
+    to_csv: Callable[[dict[str, Any]], str] = result_to_csv,
+) -> None:
+    """JSON/CSV download of what the view shows: the result in `store` (the view's own job by default),
+    passed through `to_json` / `to_csv` (its reproduce box is filled by the job's own callback)."""
 
     @app.callback(
         Output(f"{prefix}-download", "data"),
         Input(f"{prefix}-dl-json", "n_clicks"),
         Input(f"{prefix}-dl-csv", "n_clicks"),
-        State(f"{prefix}-result", "data"),
+        State(store or f"{prefix}-result", "data"),
         prevent_initial_call=True,
     )
     def _download(_j: Any, _c: Any, data: Any) -> Any:
@@ -232,8 +240,8 @@ def register_exports(app: Dash, prefix: str, name: str) -> None:
         if not result:
             return no_update
         if ctx.triggered_id == f"{prefix}-dl-csv":
-            return dcc.send_string(result_to_csv(result), f"headdiv-{name}.csv")
-        return dcc.send_string(json.dumps(result, indent=1), f"headdiv-{name}.json")
+            return dcc.send_string(to_csv(result), f"headdiv-{name}.csv")
+        return dcc.send_string(json.dumps(to_json(result), indent=1), f"headdiv-{name}.json")
 
 
 def register_view_job(app: Dash, client: ApiClient, view_id: str, job: ViewJob) -> None:

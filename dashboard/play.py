@@ -26,7 +26,8 @@ function (clicks, ticks, disabled) {
     const id = JSON.parse(pid.slice(0, pid.lastIndexOf(".")));
     const box = document.getElementById(id.slider);
     const handle = box && box.querySelector("[role=slider]");
-    if (!handle) return [true, "__PLAY__"];
+    // a slider the shown view ignores is disabled: playing it would change nothing on screen
+    if (!handle || handle.getAttribute("aria-disabled") === "true") return [true, "__PLAY__"];
     const now = parseFloat(handle.getAttribute("aria-valuenow"));
     const lo = parseFloat(handle.getAttribute("aria-valuemin")), hi = parseFloat(handle.getAttribute("aria-valuemax"));
     const step = Math.max(1, Math.round((hi - lo) / __STEPS__));

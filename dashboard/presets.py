@@ -36,16 +36,17 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         "orthogonal-noise",
         "Orthogonal heads, pure noise",
-        "θ = 90 and a constant target: every head is unbiased, errors are uncorrelated, and averaging "
-        "H heads divides the variance by H — Theorem 4.2 at its best.",
-        "tab=diversity&theta=90&target=constant&H=8",
+        "θ = 90 and a constant target: every head is unbiased and their errors are nearly uncorrelated "
+        "(only the noise they share links them), so the average of H heads has almost 1/H of one head's "
+        "error (effective heads close to H): Theorem 4.2 at its best.",
+        "tab=ensemble&theta=90&target=constant&H=8",
     ),
     Preset(
         "shared-signal",
         "Diversity hurts a shared signal",
         "The signal lives in the shared block: heads that turn away from it lose sight of it and their "
         "bias grows faster than the covariance falls. Diversity is not always good.",
-        "tab=diversity&target=sine&signal=shared&noise=0.2&H=4",
+        "tab=diversity&noise=0.2&H=4",
     ),
     Preset(
         "shared-dims",

@@ -1,5 +1,5 @@
 """The story panel above the views: a guided tour's step (narrative, prediction question, reveal, class
-poll, previous/next), or the story of the preset the page shows.
+poll, previous/next), or the story of the preset the page shows (unless the presets are hidden).
 
 The step's state itself is applied by the URL-sync callback (`dashboard.tours.expand`); this panel only
 reads the validated state. Previous/next are links (`?tour=..&step=..`), so the back button, a shared
@@ -31,9 +31,12 @@ POLL_REFRESH_MS = 2000
 NAV_KEYS = ("tour", "step", "tab", *PAGE_KEYS)
 """Keys that say where the page is, not what it computes (ignored when matching a preset)."""
 TOUR_STATE = "tour-state"
+HIDING_PRESETS = ("presets", "sidebar")
+"""`hide` parts that take the preset buttons off the page."""
 
 
 def layout() -> Component:
+    """The panel as the callbacks below leave it without a tour (a page without one sends them nothing)."""
     return html.Section(
         [
             dcc.Store(id=TOUR_STATE),
@@ -54,7 +57,13 @@ def layout() -> Component:
             html.Div(id="tour-reveal", className="tour-reveal", role="status"),
             html.Div(
                 [
-                    html.Button("Ask the class", id="tour-poll-open", n_clicks=0, className="btn btn-small"),
+                    html.Button(
+                        "Ask the class",
+                        id="tour-poll-open",
+                        n_clicks=0,
+                        className="btn btn-small",
+                        style={"display": "none"},
+                    ),
                     html.Div(id="tour-poll-box", className="tour-poll-box"),
                 ],
                 id="tour-poll-area",
@@ -67,6 +76,7 @@ def layout() -> Component:
                 ],
                 id="tour-nav",
                 className="tour-nav-row",
+                style={"display": "none"},
             ),
         ],
         id="tour-panel",
@@ -126,6 +136,12 @@ def active_preset(registry: Registry, st: PageState) -> Preset | None:
         if all(_same(st.get(k), target.get(k)) for k in keys):
             return preset
     return None
+
+
+def preset_story(registry: Registry, st: PageState) -> Preset | None:
+    """The preset whose story the panel tells: none while the presets are hidden (`hide=presets`), where a
+    lecturer's link that happens to match a preset must not narrate a button the class cannot see."""
+    return None if st.hidden() & set(HIDING_PRESETS) else active_preset(registry, st)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -209,14 +225,18 @@ def _preset_js(registry: Registry) -> str:
 def _register_gate(app: Dash, registry: Registry) -> None:
     """In the browser: copy the page state to `TOUR_STATE` when the tour, its step or the page flags
     change; and, while no tour is open, show the story of the preset the page matches (or hide the
-    panel). Leaving a preset with a slider then costs the panel no request: a key press stays at three."""
-    watched = json.dumps(["tour", "step", *PAGE_KEYS])
+    panel). Leaving a preset with a slider then costs the panel no request: a key press stays at three.
+    A first state with no tour and the default flags is not passed on either: the layout already shows
+    that panel, so a plain page load sends the panel's callbacks nothing (they would compete with the
+    first chart's requests)."""
+    watched = ["tour", "step", *PAGE_KEYS]
+    defaults = PageState(registry.defaults()).to_data()
     app.clientside_callback(
         "function (data, last) {"
-        f" var watched = {watched};"
+        f" var watched = {json.dumps(watched)}, plain = {json.dumps({k: defaults.get(k) for k in watched})};"
         f" if (!data) {{ return {_NO_UPDATE}; }}"
-        " var sig = function (d) { return d ? JSON.stringify(watched.map(function (k) { return d[k]; })) : null; };"
-        f" return sig(data) === sig(last) ? {_NO_UPDATE} : data; }}",
+        " var sig = function (d) { return JSON.stringify(watched.map(function (k) { return d[k]; })); };"
+        f" return sig(data) === sig(last || plain) ? {_NO_UPDATE} : data; }}",
         Output(TOUR_STATE, "data"),
         Input(STATE_STORE, "data"),
         State(TOUR_STATE, "data"),
@@ -228,7 +248,9 @@ def _register_gate(app: Dash, registry: Registry) -> None:
         + _preset_js(registry)
         + f" var stories = {json.dumps(stories)}, skip = Array(5).fill({_NO_UPDATE});"
         " if (!data || data.tour) { return skip; }"
-        " var id = preset(data), hidden = !!(style && style.display === 'none');"
+        f" var hiding = {json.dumps(HIDING_PRESETS)};"
+        " var id = hiding.some(function (k) { return (data.hide || []).indexOf(k) >= 0; }) ? null : preset(data);"
+        " var hidden = !!(style && style.display === 'none');"
         " if (id) { var s = stories[id];"
         " return (!hidden && cls === 'tour-panel preset-story' && title === s[0]) ? skip"
         " : [{}, 'tour-panel preset-story', 'Preset', s[0], s[1]]; }"
@@ -273,7 +295,7 @@ def register(app: Dash, client: ApiClient, registry: Registry) -> None:
         hidden = {"display": "none"}
         found = _current(st)
         if found is None:
-            preset = active_preset(registry, st)
+            preset = preset_story(registry, st)
             if preset is None:
                 return (hidden, "tour-panel", "", "", "", "", [], "", "", "", "", hidden)
             return ({}, "tour-panel preset-story", "Preset", "", preset.name, preset.story, [], "", "", "", "", hidden)
@@ -356,6 +378,7 @@ def register(app: Dash, client: ApiClient, registry: Registry) -> None:
         Input("tour-poll", "data"),
         Input("tour-poll-tick", "n_intervals"),
         State("url", "href"),
+        prevent_initial_call=True,  # the layout is its answer without a tour
     )
     def _reveal(data: Any, choice: Any, poll: Any, _tick: Any, href: str | None) -> tuple[Any, ...]:
         found = _current(PageState.from_data(data or registry.defaults()))

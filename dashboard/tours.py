@@ -189,31 +189,33 @@ TOURS: dict[str, Tour] = {
         Tour(
             "splitting-a-budget",
             "Splitting a budget",
-            "A fixed total dimension D = H·d_k: many small heads or a few big ones? Theory beside Monte Carlo.",
+            "A fixed total dimension D = H·dₖ: many small heads or a few big ones? Theory beside Monte Carlo.",
             (
                 Step(
                     "Every split of D = 32",
                     "tab=architecture&budget=32&replicates=100",
-                    "The budget D = H·d_k = 32 can be 32 heads of dimension 1, …, or one head of dimension 32. "
-                    "The chart measures every split by Monte Carlo.",
+                    "The budget D = H·dₖ = 32 can be 32 heads of dimension 1, …, or one head of dimension 32. "
+                    "The chart measures every split by Monte Carlo and rings the best one.",
                 ),
                 Step(
                     "The paper's closed form",
                     "tab=architecture&budget=32&replicates=100",
-                    "With orthogonal heads the paper's objective is c₁ d_k⁻² + c₂ d_k^(d_k/2+1) / (n D) "
-                    "(docs/model.md §7): the first term, the bias, wants big heads; the second, the variance, "
-                    "explodes with d_k.",
+                    "With orthogonal heads the paper's objective is c₁ dₖ⁻² + c₂ dₖᵖ / (n D), with the power "
+                    "p = dₖ/2 + 1 (docs/model.md §7): the first term, the bias, wants big heads; the second, "
+                    "the variance, explodes with dₖ.",
                     Question(
                         "With c₁ = c₂ = 1, n = 256 and D = 32, where does that objective put the best split?",
                         (
-                            Choice("tiny", "d_k = 1: as many heads as possible"),
-                            Choice("middle", "a small d_k in between"),
-                            Choice("one", "one big head, d_k = D"),
+                            Choice("tiny", "dₖ = 1: as many heads as possible"),
+                            Choice("middle", "a small dₖ in between"),
+                            Choice("one", "one big head, dₖ = D"),
                         ),
                         "middle",
-                        "The bias term falls like d_k⁻² while the variance term grows faster than any power "
-                        "of d_k: the minimum is d_k = 4, H = 8. The page's curve uses constants fitted to the "
-                        "Monte Carlo points beside it, which can move the optimum.",
+                        "The bias term falls like dₖ⁻² while the variance term grows faster than any power "
+                        "of dₖ: the minimum is dₖ = 4, H = 8. Fitted to these Monte Carlo points the "
+                        "objective is degenerate (their bias does not fall as dₖ grows), so the closed-form "
+                        "chart draws it at c₁ = c₂ = 1, as its title says: dₖ* = 4 at n = 256 and H* = 8 at "
+                        "D = 32. The star is the Monte Carlo's own best split, dₖ = 2: a different optimum.",
                     ),
                 ),
                 Step(
@@ -222,20 +224,23 @@ TOURS: dict[str, Tour] = {
                     "256 times more training points (n = 65536), the same budget; fewer replicates keep the "
                     "Monte Carlo quick.",
                     Question(
-                        "With n 256 times larger, the objective's best head dimension d_k*…",
+                        "With n 256 times larger, the objective's best head dimension dₖ*…",
                         (Choice("grows", "grows"), Choice("stays", "stays"), Choice("shrinks", "shrinks")),
                         "grows",
                         "n divides only the variance term, so more data lets the bigger heads' smaller bias "
-                        "win: at c₁ = c₂ = 1 the optimum moves from d_k = 4 to d_k = 8. It grows slowly with n: "
-                        "the paper states (log n)^(2/(4+d)); its own proof reaches O(log n) (docs/model.md §8.4).",
+                        "win: at c₁ = c₂ = 1 the optimum moves from dₖ = 4 to dₖ = 8 (the step of the "
+                        "dₖ* curve between n = 256 and n = 65536 in the closed-form chart). It grows slowly "
+                        "with n: the paper states (log n)ʳ with r = 2/(4 + d), the dotted curve; its own "
+                        "proof reaches O(log n) (docs/model.md §8.4).",
                     ),
                 ),
                 Step(
                     "Softmax is not a local kernel",
                     "tab=architecture&budget=32&replicates=100&kernel=softmax",
-                    "Transformer attention uses the exponential kernel exp(q·k/√d_k), not a local one: its "
+                    "Transformer attention uses the exponential kernel exp(q·k/√dₖ), not a local one: its "
                     "bias does not vanish as n grows (docs/model.md §8.3), so the closed form, derived for a "
-                    "local kernel, is a guide here, not a law.",
+                    "local kernel, is a guide here, not a law. Its fit to these points is degenerate too: "
+                    "the closed-form chart shows the paper's c₁ = c₂ = 1, not a property of softmax heads.",
                 ),
             ),
         ),

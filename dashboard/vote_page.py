@@ -81,8 +81,9 @@ def register_vote_page(server: Flask, client: ApiClient) -> None:
         try:
             client.post(f"/polls/{poll_id}/answers", {"choice": choice, "voter": voter})
         except ApiError as exc:
-            if exc.status == 409:
-                return _page("Class poll", f'<p class="note">{escape(exc.message)}.</p>', 409)
+            if exc.status == 409:  # the API's sentence carries its status line; a student needs only this
+                note = "This phone has answered this poll already: one answer per phone. Watch the screen."
+                return _page("Class poll", f'<p class="note">{note}</p>', 409)
             if exc.status == 422:
                 return _page(
                     "Class poll", '<p class="note">That is not one of the answers.</p>' + _form(poll_id, q), 422

@@ -47,11 +47,13 @@ def decomposition_bars(result: Result) -> go.Figure:
         y=[finite(r.get("mse")) for _, r in rows],
         mode="markers+text",
         marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}},
+        # each row to the precision of its own standard error (the baselines carry theirs), so one
+        # estimator's MSE reads the same on every bar and in the hover
         text=[fmt(r.get("mse"), r.get("mse_se")) for _, r in rows],
         textposition="top center",
         cliponaxis=False,
         name="MSE",
-        hovertemplate="%{x}<br>MSE = %{y:.3g}<extra></extra>",
+        hovertemplate="%{x}<br>MSE = %{text}<extra></extra>",
     )
     fig.update_layout(barmode="relative", yaxis_title="error")
     _headroom(fig, [finite(r.get("mse")) for _, r in rows], [finite(r.get("covariance")) for _, r in rows])

@@ -117,7 +117,7 @@ def mse_vs_hdi(result: Result) -> go.Figure:
     bound = result.get("bound") or {}
     if bound.get("values"):
         holds = result.get("holds")
-        name = "paper's bound (4.4), fitted" + ("" if holds is None else (" — holds" if holds else " — violated"))
+        name = "bound (4.4), fitted" + ("" if holds is None else (": holds" if holds else ": violated"))
         fig.add_scatter(
             x=hdi,
             y=[finite(v) for v in bound["values"]],
@@ -125,7 +125,8 @@ def mse_vs_hdi(result: Result) -> go.Figure:
             name=name,
             line={"color": THEORY_COLOR, "width": 2.5, "dash": "dash"},
         )
-    fig.update_layout(xaxis_title="HDI (head diversity index)", yaxis_title="error")
+    # short axis titles: the two regimes share a projector's width side by side (the view explains HDI)
+    fig.update_layout(xaxis_title="HDI", yaxis_title="error")
     return styled(fig, "MSE against head diversity", height=380)
 
 
@@ -144,8 +145,21 @@ def correlation_vs_overlap(result: Result) -> go.Figure:
         hovertemplate="θ = %{customdata}°<br>1 − HDI = %{x:.3f}<br>ρ̄ = %{y:.3f}<extra></extra>",
     )
     fig.add_scatter(x=[0, 1], y=[0, 1], mode="lines", name="ρ̄ = 1 − HDI", line={"color": "#adb5bd", "dash": "dot"})
-    fig.update_layout(xaxis_title="1 − HDI (mean subspace overlap)", yaxis_title="mean error correlation")
+    fig.update_layout(xaxis_title="1 − HDI (overlap)", yaxis_title="mean error correlation")
     return styled(fig, "Error correlation against overlap", height=380)
+
+
+def _ring(fig: go.Figure, x: Any, y: float | None, name: str, color: str, symbol: str) -> None:
+    """A split marked by an open ring around its point, named in the legend: a text label beside the point
+    would sit on the bars, the error bars or the theory line wherever that split falls."""
+    fig.add_scatter(
+        x=[x],
+        y=[y],
+        mode="markers",
+        name=name,
+        marker={"symbol": symbol, "size": 20, "color": color, "line": {"width": 2.5, "color": color}},
+        hoverinfo="name",
+    )
 
 
 def architecture_mse(result: Result) -> go.Figure:
@@ -157,41 +171,28 @@ def architecture_mse(result: Result) -> go.Figure:
     theory = result.get("theory") or {}
     tc = {(c.get("H"), c.get("d_k")): c.get("mse") for c in theory.get("candidates") or []}
     if tc:
+        fitted = (
+            "theory, fitted: degenerate (see below)" if theory.get("degenerate") else "theory, fitted (formula below)"
+        )
         fig.add_scatter(
             x=labels,
             y=[finite(tc.get((c.get("H"), c.get("d_k")))) for c in cands],
             mode="lines+markers",
-            name="theory, fitted (formula below)",
+            name=fitted,
             line={"color": THEORY_COLOR, "dash": "dash", "width": 2.5},
         )
     best = result.get("best") or {}
     for c, label in zip(cands, labels, strict=True):
         if c.get("H") == best.get("H") and c.get("d_k") == best.get("d_k"):
-            fig.add_annotation(
-                x=label,
-                y=finite(c.get("mse")),
-                text="best (Monte Carlo)",
-                showarrow=True,
-                arrowhead=2,
-                arrowcolor=BEST_COLOR,
-                font={"color": BEST_COLOR},
-                ay=-40,
-            )
+            so_far = "best so far" if any(c.get("mse") is None for c in cands) else "best"
+            _ring(fig, label, finite(c.get("mse")), f"{so_far} (Monte Carlo): {label}", BEST_COLOR, "circle-open")
     tb = theory.get("best") or {}
     if tb:
         tlabel = f"{tb.get('H')}×{tb.get('d_k')}"
         if tlabel in labels:
-            fig.add_annotation(
-                x=tlabel,
-                y=finite(tc.get((tb.get("H"), tb.get("d_k")))),
-                text="best (theory)",
-                showarrow=True,
-                arrowhead=2,
-                arrowcolor=THEORY_COLOR,
-                font={"color": THEORY_COLOR},
-                ay=40,
-            )
-    fig.update_layout(barmode="relative", xaxis_title="split H × d_k", yaxis_title="error")
+            y = finite(tc.get((tb.get("H"), tb.get("d_k"))))
+            _ring(fig, tlabel, y, f"best (theory): {tlabel}", THEORY_COLOR, "diamond-open")
+    fig.update_layout(barmode="relative", xaxis_title="split H × d<sub>k</sub>", yaxis_title="error")
     fig.update_yaxes(rangemode="nonnegative")  # errors are never negative: the axis starts at 0
     return styled(fig, f"Every split of the budget D = {result.get('budget', '?')}", height=400)
 
@@ -207,7 +208,10 @@ def architecture_formula(result: Result) -> str:
     )
     why = theory.get("degenerate")
     if why:
-        text += f" **The fit is degenerate** ({why}), so no theoretical optimum is marked."
+        text += (
+            f" **The fit is degenerate** ({why}), so no theoretical optimum is marked: the closed-form chart"
+            " below draws the paper's objective at $c_1 = c_2 = 1$ instead, beside the Monte Carlo's best split."
+        )
     return text
 
 
@@ -219,37 +223,58 @@ def _tex(shown: str) -> str:
     return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
-def theory_curves(theory: Result) -> go.Figure:
-    """The closed-form optimum: d_k*(n) beside the paper's stated rate, and H*(D)."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("d_k* against n", "H* against D"))
+def theory_curves(
+    theory: Result, *, fitted: bool = True, best: Result | None = None, n: Any = None, budget: Any = None
+) -> go.Figure:
+    """The closed-form optimum: d_k*(n) beside the paper's stated rate, and H*(D); the Monte Carlo's best
+    split (`best`, measured at `n` and `budget`) as a point on each.
+
+    `fitted` says whether `theory` was computed with constants fitted to the Monte Carlo. A degenerate fit
+    has no optimum (docs/model.md section 7: its minimum is an end of the range), so the view passes the
+    paper's unit constants instead and the chart says so in its title and legend.
+    """
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("d<sub>k</sub>* against n", "H* against D"))
     dk = theory.get("dk_star_vs_n") or {}
     hs = theory.get("h_star_vs_budget") or {}
+    which = "of the fitted objective" if fitted else "at c₁ = c₂ = 1, not fitted"
     curves = [
-        (
-            1,
-            dk.get("n"),
-            dk.get("d_k"),
-            "d_k* (minimiser of the stated objective)",
-            {"color": THEORY_COLOR, "shape": "hv"},
-        ),
+        (1, dk.get("n"), dk.get("d_k"), f"d<sub>k</sub>* {which}", {"color": THEORY_COLOR, "shape": "hv"}),
         (
             1,
             dk.get("n"),
             dk.get("stated_rate"),
-            "stated rate (log n)^(2/(4+d)), reference",
+            f"stated rate (log n)<sup>2/(4+d)</sup>, d = {dk.get('stated_rate_d', 1)}: reference",
             {"color": "#adb5bd", "dash": "dot"},
         ),
-        (2, hs.get("budget"), hs.get("H"), "H*", {"color": BEST_COLOR, "shape": "hv"}),
+        (2, hs.get("budget"), hs.get("H"), f"H* {which}", {"color": BEST_COLOR, "shape": "hv"}),
     ]
     for col, x, y, name, line in curves:
         if y:
             mode = "lines" if "dash" in line else "lines+markers"
             fig.add_scatter(x=x or [], y=[finite(v) for v in y], mode=mode, name=name, line=line, row=1, col=col)
+    if best and finite(n) is not None and finite(budget) is not None:
+        name = f"best split (Monte Carlo) at n = {int(n)}, D = {int(budget)}"
+        for col, x, y in ((1, n, best.get("d_k")), (2, budget, best.get("H"))):
+            fig.add_scatter(
+                x=[x],
+                y=[finite(y)],
+                mode="markers",
+                name=name,
+                legendgroup="mc-best",
+                showlegend=col == 1,
+                marker={"symbol": "star", "size": 14, "color": COMPONENT_COLORS["mse"]},
+                row=1,
+                col=col,
+            )
     fig.update_xaxes(type="log", dtick=2, title_text="n", row=1, col=1)  # every 100x: labels never crowd
     fig.update_xaxes(type="log", dtick=1, title_text="D", row=1, col=2)
-    fig.update_yaxes(title_text="d_k*", row=1, col=1)
-    fig.update_yaxes(title_text="H*", row=1, col=2)
-    styled(fig, "Closed-form optimum of the paper's objective", height=400)
+    fig.update_yaxes(title_text="d<sub>k</sub>*", row=1, col=1)
+    # H* spans 1 to thousands of heads: on a log axis the small budgets (and the Monte Carlo's star) stay visible
+    fig.update_yaxes(title_text="H*", type="log", dtick=1, row=1, col=2)
+    title = (
+        "Closed-form optimum of the fitted objective" if fitted else "Closed-form optimum, c₁ = c₂ = 1 (fit degenerate)"
+    )
+    styled(fig, title, height=400)
     fig.update_layout(
         # below the axis titles, anchored to the figure's bottom (assets/fit_charts.js makes room if it wraps)
         legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0, "x": 0.0, "xanchor": "left"},

@@ -50,7 +50,9 @@ def loss_and_hdi(result: Result, frame: int | None = None) -> go.Figure:
     )
     fig.update_yaxes(title_text="loss", type="log", dtick="D2", secondary_y=False)  # 2s and 5s: no crowded minor labels
     fig.update_yaxes(title_text="HDI", range=[0, 1.02], tickmode="auto", showgrid=False, secondary_y=True)
-    fig.update_xaxes(title_text="step")
+    # The last step's tick label sits under the right axis's "0", which hangs half below the plot: set the
+    # step labels lower, clear of it at any width and font size.
+    fig.update_xaxes(title_text="step", ticklabelstandoff=12)
     _marker(fig, result, frame)
     return styled(fig, "Training loss and head diversity")
 

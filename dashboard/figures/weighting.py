@@ -10,7 +10,16 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboard.figures.theme import COMPONENT_COLORS, COMPONENT_LABELS, ENSEMBLE_COLOR, finite, fmt, head_color, styled
+from dashboard.figures.theme import (
+    BEST_COLOR,
+    COMPONENT_COLORS,
+    COMPONENT_LABELS,
+    ENSEMBLE_COLOR,
+    finite,
+    fmt,
+    head_color,
+    styled,
+)
 from workers.schemas.weightings import WEIGHTINGS
 
 Result = dict[str, Any]
@@ -19,7 +28,7 @@ SCHEME_LABELS: dict[str, str] = {w.name: w.label for w in WEIGHTINGS}
 
 
 def scheme_bars(result: Result) -> go.Figure:
-    """Bias² + variance + covariance of every scheme side by side, MSE on top; the best one marked."""
+    """Bias² + variance + covariance of every scheme side by side, MSE on top; the lowest one in its own colour."""
     w = result.get("weightings") or {}
     present = [s for s in SCHEMES if isinstance(w.get(s), dict)]
     labels = [SCHEME_LABELS[s] for s in present]
@@ -32,20 +41,33 @@ def scheme_bars(result: Result) -> go.Figure:
             marker_color=COMPONENT_COLORS[part],
         )
     mses = [finite(w[s].get("mse")) for s in present]
-    fig.add_scatter(
-        x=labels,
-        y=mses,
-        mode="markers+text",
-        name="MSE",
-        text=[fmt(m, w[s].get("mse_se")) for m, s in zip(mses, present, strict=True)],
-        textposition="top center",
-        cliponaxis=False,
-        marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}},
-    )
-    finite_mses = [(m, lab) for m, lab in zip(mses, labels, strict=True) if m is not None]
-    if finite_mses:
-        m, lab = min(finite_mses)
-        fig.add_annotation(x=lab, y=m, text="lowest", showarrow=True, arrowhead=2, ay=-48)
+    texts = [fmt(m, w[s].get("mse_se")) for m, s in zip(mses, present, strict=True)]
+    # The schemes at the lowest MSE make a trace of their own colour, named in the legend: an arrow or a word
+    # above a bar would cross its MSE label. Those whose label reads the same as the lowest's tie with it
+    # (all of them for identical heads): singling one out would claim a difference the numbers do not show.
+    finite_mses = [(m, i) for i, m in enumerate(mses) if m is not None]
+    low = texts[min(finite_mses)[1]] if finite_mses else None
+    best = {i for _, i in finite_mses if texts[i] == low}
+    marker = {"symbol": "line-ew-open", "size": 28, "line": {"width": 3}}
+    groups = [
+        ("MSE", [i for i in range(len(present)) if i not in best], COMPONENT_COLORS["mse"]),
+        ("lowest MSE", sorted(best), BEST_COLOR),
+    ]
+    for name, idx, color in groups:
+        if not idx:
+            continue
+        fig.add_scatter(
+            x=[labels[i] for i in idx],
+            y=[mses[i] for i in idx],
+            mode="markers+text",
+            name=name,
+            text=[texts[i] for i in idx],
+            textposition="top center",
+            textfont={"color": color},
+            cliponaxis=False,
+            marker={**marker, "color": color},
+            hovertemplate="%{x}<br>MSE = %{text}<extra></extra>",
+        )
     fig.update_layout(barmode="relative", yaxis_title="error")
     top = max((m for m in mses if m is not None), default=None)
     if top is not None and top > 0 and all((finite(w[s].get("covariance")) or 0) >= 0 for s in present):
@@ -65,32 +87,32 @@ def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
         name="geometric",
         line={"color": ENSEMBLE_COLOR, "width": 2.5},
     )
+    # The reference lines are named in the legend, not labelled on the plot: wherever the chosen rho,
+    # the best one and the uniform MSE fall, a label beside one line would cross the other or the curve.
     uni = finite((w.get("uniform") or {}).get("mse"))
     if uni is not None:
-        fig.add_hline(
-            y=uni,
-            line={"color": "#adb5bd", "dash": "dot"},
-            annotation_text="uniform (ρ = 1)",
-            annotation_position="bottom left",
-        )
+        _reference_line(fig, "h", uni, f"uniform (ρ = 1): MSE {fmt(uni, w['uniform'].get('mse_se'))}", "#adb5bd", "dot")
     best = finite(w.get("best_rho"))
     if best is not None:
-        fig.add_vline(
-            x=best,
-            line={"color": "#2a9d8f", "dash": "dash"},
-            annotation_text=f"best ρ = {fmt(best)}",
-            annotation_position="bottom right",
-        )
+        _reference_line(fig, "v", best, f"best ρ = {fmt(best)}", BEST_COLOR, "dash")
     chosen = finite(rho)
     if chosen is not None:
-        fig.add_vline(
-            x=chosen,
-            line={"color": COMPONENT_COLORS["bias2"], "width": 2},
-            annotation_text=f"your ρ = {fmt(chosen)}",
-            annotation_position="top right",
-        )
+        _reference_line(fig, "v", chosen, f"your ρ = {fmt(chosen)}", COMPONENT_COLORS["bias2"], "solid", width=2)
     fig.update_layout(xaxis_title="ρ (ratio of successive weights)", yaxis_title="MSE")
-    return styled(fig, "Geometric weights: MSE against ρ", height=320, legend=False)
+    return styled(fig, "Geometric weights: MSE against ρ", height=320)
+
+
+def _reference_line(
+    fig: go.Figure, along: str, at: float, name: str, color: str, dash: str, width: float = 1.5
+) -> None:
+    """A line across the plot at `at` (`h`: a value of y, `v`: of x), with its legend entry (an empty trace
+    drawn in the line's style)."""
+    line = {"color": color, "dash": dash, "width": width}
+    if along == "h":
+        fig.add_hline(y=at, line=line)
+    else:
+        fig.add_vline(x=at, line=line)
+    fig.add_scatter(x=[None], y=[None], mode="lines", name=name, line=line, hoverinfo="skip")
 
 
 def alpha_bars(result: Result) -> go.Figure:

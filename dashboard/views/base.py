@@ -32,7 +32,20 @@ from dashboard.state import Param, State
 if TYPE_CHECKING:
     from dashboard.api_client import ApiClient
 
-__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Param", "Request", "State", "View", "ViewJob"]
+__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Ignores", "Param", "Reasons", "Request", "State", "View", "ViewJob"]
+
+Reasons = Mapping[str, str]
+"""Scenario key -> the one line shown beside its disabled control."""
+
+
+@dataclass(frozen=True)
+class Ignores:
+    """Scenario keys a view ignores depending on the page state (the axes a surface sweeps, the initial
+    heads a training starts from). The app wires a disabled state for every key in `keys` once at start-up
+    and asks `reasons` which of them apply at each state, so `reasons` may only name keys of `keys`."""
+
+    keys: tuple[str, ...]
+    reasons: Callable[[State], Reasons]
 
 
 @dataclass(frozen=True)
@@ -50,6 +63,16 @@ class View:
     """True when the view draws the page's simulation result (its body dims while that runs)."""
     jobs: tuple[ViewJob, ...] = ()
     """The jobs the view runs while it is shown."""
-    ignores: Mapping[str, str] = field(default_factory=dict)
+    ignores: Reasons | Ignores = field(default_factory=dict)
     """Scenario keys the view does not use, each with the one line shown beside its control, which the
-    app disables while the view is shown (a control that silently does nothing misleads)."""
+    app disables while the view is shown (a control that silently does nothing misleads): a constant
+    mapping, or `Ignores` when what the view uses depends on its own state."""
+
+    @property
+    def ignorable(self) -> tuple[str, ...]:
+        """Every key the view may ignore in some state."""
+        return self.ignores.keys if isinstance(self.ignores, Ignores) else tuple(self.ignores)
+
+    def ignored(self, state: State) -> Reasons:
+        """The keys the view ignores in `state`, each with its reason."""
+        return self.ignores.reasons(state) if isinstance(self.ignores, Ignores) else self.ignores

@@ -110,4 +110,8 @@ VIEW = View(
     ],
     description="Lemma 4.1 says orthogonal heads do not covary: measure it, and split what they share.",
     jobs=(ViewJob("cv", covariance_request, "covariance-lab"),),
+    ignores={
+        "theta": "the lab turns θ itself from 0° to 90°",
+        "geometry": "the lab's heads are always equiangular",
+    },
 )

@@ -140,5 +140,6 @@ VIEW = View(
         "theta": "the sweep turns θ itself from 0° to 90°",
         "target": "each regime fixes its own target",
         "signal": "each regime fixes where the signal lives",
+        "geometry": "the sweep's heads are always equiangular",
     },
 )

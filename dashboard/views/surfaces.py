@@ -16,12 +16,14 @@ from dashboard.components import chart_id, control, export_bar, graph, job_statu
 from dashboard.figures import sweeps as figs
 from dashboard.jobs import draw_result
 from dashboard.state import Param, State, checkbox
-from dashboard.views.base import View, ViewJob
+from dashboard.views.base import Ignores, Reasons, View, ViewJob
 from workers.schemas import SWEEP_PARAMS
 from workers.schemas.metrics import SURFACE_METRICS
 from workers.schemas.requests import MAX_AXIS_VALUES, default_grid
 
 METRICS: tuple[str, ...] = tuple(SURFACE_METRICS)
+AXES: dict[str, str] = {"x": "theta", "y": "H"}
+"""The two axes and the key each sweeps by default."""
 
 
 def axis_values(param: str, given: list[float] | None) -> list[float]:
@@ -30,11 +32,19 @@ def axis_values(param: str, given: list[float] | None) -> list[float]:
 
 
 def surface_request(state: State) -> tuple[str, dict[str, Any]]:
-    sx, sy = state.get("sx", "theta"), state.get("sy", "H")
+    sx, sy = state.get("sx", AXES["x"]), state.get("sy", AXES["y"])
     return "/surfaces", {
         "base": state.scenario(),
         "x": {"param": sx, "values": axis_values(sx, state.get("sxv"))},
         "y": {"param": sy, "values": axis_values(sy, state.get("syv"))},
+    }
+
+
+def swept(state: State) -> Reasons:
+    """The sidebar's value of a swept key is replaced by the axis' values."""
+    return {
+        str(state.get(f"s{axis}", default)): f"the surface sweeps it on its {axis} axis"
+        for axis, default in AXES.items()
     }
 
 
@@ -76,8 +86,7 @@ def layout(state: State) -> Component:
         [
             html.Div(
                 [
-                    _axis_controls("x", state, "theta"),
-                    _axis_controls("y", state, "H"),
+                    *[_axis_controls(axis, state, default) for axis, default in AXES.items()],
                     control(
                         "metric",
                         radio("surf-metric", dict(SURFACE_METRICS), "mse"),
@@ -161,11 +170,11 @@ VIEW = View(
     layout=layout,
     register_callbacks=register_callbacks,
     url_params=[
-        *_axis_params("x", "theta"),
-        *_axis_params("y", "H"),
+        *[p for axis, default in AXES.items() for p in _axis_params(axis, default)],
         Param("sm", "choice", "mse", component="surf-metric", choices=METRICS, help="Metric shown."),
         checkbox("s3d", False, "surf-3d", "Also draw the 3-D surface."),
     ],
     description="Sweep two keys of the scenario at once and see the whole landscape.",
     jobs=(ViewJob("surf", surface_request, "surface", until="progress"),),
+    ignores=Ignores(SWEEP_PARAMS, swept),
 )

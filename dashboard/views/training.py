@@ -15,7 +15,7 @@ from dashboard.figures import training as figs
 from dashboard.jobs import draw_result
 from dashboard.state import Param, checkbox
 from dashboard.state import State as PageState
-from dashboard.views.base import View, ViewJob
+from dashboard.views.base import Ignores, Reasons, View, ViewJob
 from workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 FIELDS = TrainingRequest.model_fields
@@ -43,6 +43,20 @@ def training_request(state: PageState) -> tuple[str, dict[str, Any]]:
         "batch": int(state.get("trbatch", 4)),
         "record_every": int(state.get("trevery", 10)),
     }
+
+
+THETA_UNUSED: dict[str, str] = {
+    "random": "random initial heads have no angle θ",
+    "identical": "identical initial heads start at θ = 0°",
+    "orthogonal": "orthogonal initial heads start at θ = 90°",
+}
+"""Why θ does nothing, for each init that sets the heads itself (only `equiangular` starts at the sidebar's θ)."""
+
+
+def ignored(state: PageState) -> Reasons:
+    """θ only places the initial heads, and only the `equiangular` init reads it."""
+    reason = THETA_UNUSED.get(str(state.get("trinit", "random")))
+    return {"theta": reason} if reason else {}
 
 
 def _checkbox(component_id: str, label: str, on: bool) -> dcc.Checklist:
@@ -134,6 +148,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         Input("tr-result", "data"),
         State("tr-frame", "value"),
         State("tr-play", "disabled"),
+        prevent_initial_call=True,  # no result yet: the layout's empty player is the answer
     )
     def _player(_clicks: Any, _ticks: Any, data: Any, frame: Any, stopped: Any) -> tuple[Any, ...]:
         """▶ plays the recorded steps from the start (or from where the slider is); a new result shows its last."""
@@ -175,4 +190,5 @@ VIEW = View(
     ],
     description="Train the heads by gradient descent: does the HDI rise on its own, and does the MSE follow?",
     jobs=(ViewJob("tr", training_request, "training", wait=2.0, show_partial=True),),
+    ignores=Ignores(("theta",), ignored),
 )

@@ -8,12 +8,14 @@ from dash import Dash, Output, html
 from dash.development.base_component import Component
 
 from dashboard.api_client import ApiClient
-from dashboard.components import chart_id, graph, view_page
+from dashboard.components import chart_id, download_bar, graph, view_page
 from dashboard.controls import VIEW_OWNED, view_owned_control
+from dashboard.export import weighting_csv, weighting_result
 from dashboard.figures import weighting as figs
 from dashboard.ids import view_sim
-from dashboard.jobs import draw_result
-from dashboard.state import Registry, State, scenario_params
+from dashboard.jobs import draw_result, register_exports
+from dashboard.state import Registry, scenario_params
+from dashboard.state import State as PageState
 from dashboard.views.base import View
 
 VIEW_ID = "weighting"
@@ -21,16 +23,13 @@ VIEW_ID = "weighting"
 _SCENARIO = Registry(scenario_params())
 
 
-def layout(state: State) -> Component:
+def layout(state: PageState) -> Component:
     return view_page(
         [
             html.Div([view_owned_control(_SCENARIO, state, name) for name in VIEW_OWNED], className="view-controls"),
             html.Div([graph("wt-schemes"), graph("wt-rho")], className="chart-row"),
             html.Div([graph("wt-alpha")], className="chart-row one"),
-            html.P(
-                "The result of this view is the simulation's: download it from the Ensemble view.",
-                className="hint part-export",
-            ),
+            download_bar("wt"),
         ],
         "weighting",
     )
@@ -44,6 +43,9 @@ def _figures(result: dict[str, Any]) -> tuple[Any, ...]:
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     charts = [Output(chart_id(name), "figure") for name in ("wt-schemes", "wt-rho", "wt-alpha")]
     draw_result(app, view_sim(VIEW_ID), charts, _figures)
+
+    # The view draws the page's simulation (no job of its own): its downloads are what it shows of it.
+    register_exports(app, "wt", "weighting", view_sim(VIEW_ID), weighting_result, weighting_csv)
 
 
 VIEW = View(

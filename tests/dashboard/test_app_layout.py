@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qs
 
+import pytest
 from dash.development.base_component import Component
 
 from dashboard.app import build_registry, create_dash_app
-from dashboard.presets import PRESETS
+from dashboard.presets import PRESETS, Preset
+from dashboard.state import State
 from dashboard.views import VIEWS
 
 
@@ -60,16 +63,61 @@ def test_controls_a_view_ignores_are_declared_with_a_one_line_reason() -> None:
     strings = {i for i in _ids(app.layout, []) if isinstance(i, str)}
     registry = build_registry(VIEWS)
     by_id = {v.id: v for v in VIEWS}
-    assert {"theta"} <= set(by_id["diversity"].ignores)
-    assert {"H", "d_k"} == set(by_id["architecture"].ignores)
+    assert {"theta"} <= set(by_id["diversity"].ignorable)
+    assert {"theta"} <= set(by_id["covariance"].ignorable)
+    assert {"H", "d_k"} == set(by_id["architecture"].ignorable)
     for view in ("foundations", "models"):
-        assert {"H", "d_k", "n", "theta"} <= set(by_id[view].ignores)
-    assert not by_id["ensemble"].ignores  # the ensemble uses every key
+        assert {"H", "d_k", "n", "theta"} <= set(by_id[view].ignorable)
+    assert not by_id["ensemble"].ignorable  # the ensemble uses every key
     for view in VIEWS:
-        for key, reason in view.ignores.items():
+        for key in view.ignorable:
             assert registry[key].scenario and registry[key].component in strings, (view.id, key)
             assert f"why-{key}" in strings
-            assert reason and "\n" not in reason and len(reason) <= 80, (view.id, key, reason)
+        for state in _states(registry):
+            reasons = view.ignored(state)
+            assert set(reasons) <= set(view.ignorable), (view.id, state.values)  # the app wires only those
+            for key, reason in reasons.items():
+                assert reason and "\n" not in reason and len(reason) <= 80, (view.id, key, reason)
+
+
+def _states(registry: Any) -> list[State]:
+    """Pages that exercise the state-dependent declarations: every init, every pair of surface axes, every preset."""
+    queries = [f"trinit={init}" for init in registry["trinit"].choices]
+    keys = registry["sx"].choices
+    queries += [f"sx={x}&sy={y}" for x in keys for y in keys if x != y]
+    queries += [p.query for p in PRESETS]
+    return [registry.parse(q) for q in ["", *queries]]
+
+
+@pytest.mark.parametrize(
+    ("query", "ignored"),
+    [
+        ("tab=surfaces", {"theta", "H"}),  # the default axes
+        ("tab=surfaces&sx=phi&sy=H", {"phi", "H"}),  # the dependent-tokens preset's axes
+        ("tab=surfaces&sx=n&sy=replicates", {"n", "replicates"}),
+        ("tab=training", {"theta"}),  # random initial heads: no angle
+        ("tab=training&trinit=identical", {"theta"}),
+        ("tab=training&trinit=orthogonal", {"theta"}),
+        ("tab=training&trinit=equiangular", set()),  # the heads start at the sidebar's θ
+        ("tab=covariance", {"theta", "geometry"}),
+        ("tab=diversity", {"theta", "target", "signal", "geometry"}),
+        ("tab=ensemble", set()),
+    ],
+)
+def test_what_a_view_ignores_follows_its_own_settings(query: str, ignored: set[str]) -> None:
+    registry = build_registry(VIEWS)
+    state = registry.parse(query)
+    view = next(v for v in VIEWS if v.id == state["tab"])
+    assert set(view.ignored(state)) == ignored
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=[p.id for p in PRESETS])
+def test_a_preset_opens_a_view_that_uses_what_it_sets(preset: Preset) -> None:
+    """A preset's settings would be disabled as "ignored" on a view that does not use them."""
+    registry = build_registry(VIEWS)
+    state = registry.parse(preset.query)
+    view = next(v for v in VIEWS if v.id == state["tab"])
+    assert not set(parse_qs(preset.query)) & set(view.ignored(state)), (preset.id, dict(view.ignored(state)))
 
 
 def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
@@ -105,5 +153,5 @@ def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -
     }
     fig = architecture_mse(result)
     assert fig.layout.yaxis.rangemode == "nonnegative"
-    notes = [a.text for a in fig.layout.annotations]
-    assert "best (Monte Carlo)" in notes and "best (theory)" not in notes
+    names = [t.name for t in fig.data]
+    assert "best (Monte Carlo): 2×2" in names and not any(n.startswith("best (theory)") for n in names)

@@ -254,10 +254,11 @@ def test_view_renders_its_result(page: Any, server_url: str, tab: str, chart: st
         splits = next(t for t in data if t.get("name") == "MSE (Monte Carlo)")["x"]
         assert splits == ["8×1", "4×2", "2×4", "1×8"]
     if tab == "weighting":
-        notes = page.evaluate(
-            "() => document.querySelector('[id*=\"wt-rho\"] .js-plotly-plot').layout.annotations.map(a => a.text)"
+        # the reference lines are named in the legend
+        names = page.evaluate(
+            "() => document.querySelector('[id*=\"wt-rho\"] .js-plotly-plot').data.map(t => t.name || '')"
         )
-        assert any(re.search(r"your ρ = 0\.5", n) for n in notes), notes
+        assert any(re.search(r"your ρ = 0\.5", n) for n in names), names
     screenshot(page, tab)
 
 

@@ -119,6 +119,20 @@ def test_a_preset_tells_its_story_on_its_own_view_only(page: Any, server_url: st
     wait_idle(page, "sim")
 
 
+def test_hidden_presets_tell_no_story_but_a_tour_still_does(page: Any, server_url: str) -> None:
+    """The docs' lecture link matches "Identical heads" by chance; with the presets hidden it tells no story."""
+    page.goto(f"{server_url}/?tab=ensemble&theta=0&hide=H,d_k,n,advanced,presets,explain&large=1")
+    wait_text(page, "#hl-hdi", r"^0$")
+    wait_idle(page, "sim")
+    page.wait_for_timeout(500)  # both the server's and the browser's answer have had their turn
+    assert page.evaluate(PANEL_SHOWN, False)
+    assert page.inner_text("#tour-step-title").strip() == ""
+    page.goto(f"{server_url}/?tour=why-many-heads&step=1&hide=presets&{SMALL}")
+    wait_text(page, "#tour-count", r"^step 1 of \d+$")
+    assert page.evaluate(PANEL_SHOWN, True) and page.inner_text("#tour-narrative").strip()
+    wait_idle(page, "sim")
+
+
 def test_play_steps_theta_through_its_range_and_pause_stops_it(page: Any, server_url: str) -> None:
     page.goto(f"{server_url}/?tab=ensemble&theta=0&{SMALL}")
     wait_text(page, "#hl-hdi", r"^0$")

@@ -12,7 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
-from dashboard.export import reproduce_commands, result_to_csv
+from dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
 from dashboard.figures import ensemble, sweeps, weighting
 from dashboard.figures.ensemble import headline
 from dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
@@ -119,7 +119,7 @@ def test_sweep_and_architecture_figures(sim: dict[str, Any]) -> None:
     arch = run_job("architecture", {"base": SMALL, "budget": 4})
     fig = sweeps.architecture_mse(arch)
     assert list(_trace(fig, "MSE (Monte Carlo)").x) == ["4×1", "2×2", "1×4"]
-    assert any("best (Monte Carlo)" in a.text for a in fig.layout.annotations)
+    assert any(t.name.startswith("best (Monte Carlo)") for t in fig.data)
 
 
 def test_reproduce_commands_carry_the_exact_request() -> None:
@@ -160,3 +160,46 @@ def test_an_estimate_and_its_error_share_their_last_decimal() -> None:
     assert fmt_se(0.0034567, 0.000123) == "0.00346 ± 0.00012"
     assert fmt_se(0.5, None) == "0.5"
     assert headline({"mse": 0.41234, "mse_se": 0.0132, "hdi": 0.75})["mse"] == "0.412 ± 0.013"
+
+
+def test_identical_heads_read_the_same_mse_on_every_bar() -> None:
+    """Ensemble, single head and big head are one estimator for identical heads: each bar's label carries
+    its own standard error, so the one value is shown to one precision."""
+    same = json.loads(json.dumps(simulate(Scenario(H=3, theta=0, **SMALL))))
+    labels = list(_trace(ensemble.decomposition_bars(same), "MSE").text)
+    assert labels == [fmt(same["mse"], same["mse_se"])] * 3
+    schemes = weighting.scheme_bars(same)
+    lowest = _trace(schemes, "lowest MSE")  # all five schemes tie: all are the lowest, none singled out
+    assert len(lowest.x) == len(weighting.SCHEMES) and set(lowest.text) == {labels[0]}
+
+
+def test_weighting_marks_its_lines_and_lowest_scheme_without_text_on_the_plot(sim: dict[str, Any]) -> None:
+    curve = weighting.rho_curve(sim, 0.7)
+    assert not curve.layout.annotations  # no label beside a line, where another line could cross it
+    names = [t.name for t in curve.data]
+    assert "your ρ = 0.7" in names and f"best ρ = {fmt(sim['weightings']['best_rho'])}" in names
+    bars = weighting.scheme_bars(sim)
+    assert not bars.layout.annotations
+    w = sim["weightings"]
+    best = min(weighting.SCHEMES, key=lambda s: w[s]["mse"])
+    lowest = _trace(bars, "lowest MSE")
+    assert list(lowest.x) == [weighting.SCHEME_LABELS[best]]
+    assert list(lowest.text) == [fmt(w[best]["mse"], w[best]["mse_se"])]
+
+
+def test_weighting_downloads_what_the_view_shows(sim: dict[str, Any]) -> None:
+    shown = weighting_result(sim)
+    assert shown["weightings"] == sim["weightings"] and shown["scenario"] == sim["scenario"]
+    rows = list(csv.DictReader(io.StringIO(weighting_csv(sim))))
+    schemes = [r for r in rows if r["row"] == "scheme"]
+    assert [r["scheme"] for r in schemes] == list(weighting.SCHEMES)
+    for r in schemes:
+        entry = sim["weightings"][r["scheme"]]
+        assert float(r["mse"]) == pytest.approx(entry["mse"]) and float(r["mse_se"]) == pytest.approx(entry["mse_se"])
+        weights = entry.get("alpha") or entry["mean_gate"]
+        assert [float(r[f"weight_head_{h + 1}"]) for h in range(3)] == pytest.approx(weights)
+    geometric = next(r for r in schemes if r["scheme"] == "geometric")
+    assert geometric["parameters"] == f"rho={sim['scenario']['rho']}"
+    curve = [r for r in rows if r["row"] == "rho_curve"]
+    assert [float(r["rho"]) for r in curve] == pytest.approx(sim["weightings"]["rho_curve"]["rho"])
+    assert [float(r["rho"]) for r in curve if r["best"] == "True"] == [sim["weightings"]["best_rho"]]

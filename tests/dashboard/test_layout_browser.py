@@ -130,10 +130,12 @@ def wait_view_drawn(page: Any, tab: str) -> None:
         arg=tab,
         timeout=180_000,
     )
+    # the explanation is shown once its formulas are typeset, after the first chart (assets/typeset_later.js);
     # large fonts are applied to each chart by assets/large_fonts.js, then the charts make room for their
-    # legends (assets/fit_charts.js): wait until both are done
+    # legends (assets/fit_charts.js): wait until all are done
     page.wait_for_function(
-        """() => (!document.getElementById('root').classList.contains('large') ||
+        """() => !document.querySelector('.explain.math-pending')
+           && (!document.getElementById('root').classList.contains('large') ||
            [...document.querySelectorAll('.js-plotly-plot')].every((g) => !g.layout ||
              (g.layout.font && g.layout.font.size === 17) || g.getBoundingClientRect().width === 0))
            && window.headdivChartsFit && window.headdivChartsFit()"""
@@ -315,3 +317,13 @@ def test_controls_the_view_ignores_are_disabled_with_their_reason(page: Any, ser
     assert not page.evaluate(disabled)
     page.click("#tabs >> text=Architecture")
     page.wait_for_function(f"() => /every split/.test(({why})('d_k'))")
+    # what Surfaces and Training lab ignore depends on their own settings: the swept axes, the initial heads
+    page.click("#tabs >> text=Surfaces")
+    page.wait_for_function(f"() => /x axis/.test(({why})('theta')) && /y axis/.test(({why})('H'))")
+    assert page.evaluate(disabled)
+    page.click("#tabs >> text=Training lab")
+    page.wait_for_function(f"() => /random initial heads/.test(({why})('theta')) && ({why})('H').trim() === ''")
+    page.goto(f"{server_url}/?tab=training&trinit=equiangular&{LIGHT}")
+    badge = "() => /45/.test((document.getElementById('lbl-theta') || {}).innerText)"
+    page.wait_for_function(badge)  # the sync has answered: its frame fills the badge and the disabled states
+    assert not page.evaluate(disabled) and page.evaluate(f"({why})('theta')").strip() == ""

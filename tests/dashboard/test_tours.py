@@ -9,7 +9,7 @@ import pytest
 
 from dashboard.app import build_registry
 from dashboard.presets import PRESETS
-from dashboard.tour_panel import active_preset, distribution, question_at, step_key
+from dashboard.tour_panel import active_preset, distribution, preset_story, question_at, step_key
 from dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
 from dashboard.views import VIEWS
 from dashboard.views.architecture import architecture_request
@@ -91,6 +91,17 @@ def test_the_default_page_tells_no_story_and_a_preset_tells_its_own_on_its_view_
     assert active_preset(REG, state) is training
     state.values["tab"] = "ensemble"
     assert active_preset(REG, state) is None
+
+
+@pytest.mark.parametrize("hide", ["presets", "H,d_k,n,advanced,presets,explain", "sidebar"])
+def test_hidden_presets_tell_no_story(hide: str) -> None:
+    """The docs' lecture link matches the identical-heads preset by chance: with the presets hidden the
+    class would read the story of a button it cannot see."""
+    lecture = REG.parse(f"?tab=ensemble&theta=0&hide={hide}&large=1")
+    assert active_preset(REG, lecture) is not None  # it does match one
+    assert preset_story(REG, lecture) is None
+    shown = REG.parse("?tab=ensemble&theta=0&hide=explain&large=1")
+    assert preset_story(REG, shown) is active_preset(REG, shown) is not None
 
 
 def test_the_class_distribution_shows_counts_not_user_text() -> None:

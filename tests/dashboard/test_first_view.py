@@ -1,0 +1,79 @@
+"""The page's first chart waits for as little as possible: plotly.js comes as a 2-D bundle (the full one only
+for a 3-D surface) and the regenerator runtime replaces Dash's polyfill (`dashboard/vendored.py`), the
+layout is fetched alongside Dash's scripts, and the explanations' formulas are typeset after the first
+chart is drawn (`assets/typeset_later.js`)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from typing import Any
+
+import pytest
+from plotly.offline import get_plotlyjs_version
+
+from dashboard.app import create_dash_app
+from dashboard.vendored import FULL, RUNTIME, SMALL
+from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
+from tests.dashboard.test_browser import wait_chart
+
+CHART_3D = '[id*=\'"name":"surf-3d-chart"\'] .js-plotly-plot'
+HEAD = re.compile(r'<link rel="preload" as="script" href="([^"]+)" id="plotly-bundles" data-full="([^"]+)">')
+
+
+def test_the_2d_bundle_is_the_plotly_js_release_the_plotly_package_writes_figures_for() -> None:
+    text = SMALL.read_text(encoding="utf-8")
+    # after upgrading `plotly`, rebuild it: sh dashboard/vendor/build-plotly-2d.sh
+    assert text.startswith(f"/* plotly.js v{get_plotlyjs_version()}, 2-D bundle"), text[:120]
+    assert "bundledTraces" in text  # the page reads which trace types it holds
+
+
+def test_vendored_scripts_are_served_gzipped_and_cached_for_a_year() -> None:
+    client = create_dash_app("http://127.0.0.1:9").server.test_client()
+    page = client.get("/").get_data(as_text=True)
+    found = HEAD.search(page)
+    assert found, page[:2000]
+    assert "polyfill@" not in page
+    runtime = re.search(r'<script src="([^"]+/regenerator-runtime\.[0-9a-f]+\.js)"></script>', page)
+    assert runtime and page.index(runtime.group(0)) < page.index("dash_renderer"), page[-3000:]
+    for url, path in zip((*found.groups(), runtime.group(1)), (SMALL, FULL, RUNTIME), strict=True):
+        packed = client.get(url, headers={"Accept-Encoding": "gzip, deflate"})
+        assert packed.status_code == 200
+        assert packed.headers["Content-Encoding"] == "gzip"
+        assert packed.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert packed.headers["Content-Type"].startswith("text/javascript")
+        assert gzip.decompress(packed.data) == path.read_bytes()
+        plain = client.get(url)  # a client that takes no gzip
+        assert "Content-Encoding" not in plain.headers and plain.data == path.read_bytes()
+    assert client.get(found.group(1).replace("plotly-2d", "plotly-3d")).status_code == 404
+    # the renderer's first two requests start with the page, not after its scripts
+    for name in ("_dash-layout", "_dash-dependencies"):
+        assert f'<link rel="preload" as="fetch" crossorigin href="/{name}">' in page
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_2d_charts_never_fetch_the_full_plotly_and_a_3d_surface_does(page: Any, server_url: str) -> None:
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "plotly" in r.url else None)
+    page.goto(f"{server_url}/?tab=surfaces&{SMALL_SCENARIO}")
+    wait_chart(page, "surf-heat", "data[0].type === 'heatmap' && data[0].z.flat().every(v => v !== null)")
+    # the explanation shows once its formulas are typeset, never as raw TeX
+    page.wait_for_function(
+        "() => document.querySelector('#view-surfaces .explain:not(.math-pending) mjx-container svg') !== null"
+    )
+    full = f"plotly-{get_plotlyjs_version()}.min.js"
+    assert full not in fetched and any(f.startswith("plotly-2d-") for f in fetched), fetched
+    page.click("#surf-3d input")
+    page.wait_for_function(
+        "(s) => { const g = document.querySelector(s); return g && g._fullData && g._fullData.length"
+        " && g._fullData[0].type === 'surface' && g.querySelector('canvas') !== null; }",
+        arg=CHART_3D,
+    )
+    assert full in fetched
+    # the chart moved to the full bundle with dcc.Graph's event listeners (hover, click, relayout)
+    events = page.evaluate("(s) => Object.keys(document.querySelector(s)._ev._events)", CHART_3D)
+    assert {"plotly_hover", "plotly_click", "plotly_relayout"} <= set(events), events
+    # and the 2-D heatmap beside it still redraws (with the 2-D bundle)
+    page.click("#surf-metric input[value=hdi]")
+    wait_chart(page, "surf-heat", "Math.abs(data[0].z[0][0]) < 1e-9")
