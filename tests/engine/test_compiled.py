@@ -8,13 +8,14 @@ import torch
 from workers.engine import nw
 
 
-def test_compiled_matches_eager(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("width", [5, 12])  # the narrow kernel and the wide one (nw.NARROW_KEYS)
+def test_compiled_matches_eager(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
     from workers.settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "compile", "on")
     assert nw.warm_up() is True
     g = torch.Generator().manual_seed(3)
-    q, k = torch.randn(37, 11, 5, generator=g), torch.randn(37, 129, 5, generator=g)
+    q, k = torch.randn(37, 11, width, generator=g), torch.randn(37, 129, width, generator=g)
     kb, y = torch.randn(37, 129, generator=g), torch.randn(37, 129, generator=g)
     fast = nw.nw_attention(q, k, kb, y, with_stats=True, score_bytes=4096)
     kt = k.transpose(1, 2).contiguous()  # the layout a batch writes its keys in
