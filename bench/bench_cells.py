@@ -10,7 +10,8 @@ Measured side by side in one run (medians of `--repeat` runs where it says so):
             diversity sweep) to the first poll that shows a partial result, and to the finished one
   fan-out   a 12 x 12 surface (theta x noise) on a real Redis with one `headdiv worker`, then with two,
             each limited to one compute thread (HEADDIV_THREADS=1); the ratio one / two workers
-            (skipped, saying why, when no Redis answers at --redis-url)
+            (skipped, saying why, when no Redis answers at --redis-url); and the machine's own ceiling: the
+            same engine work in one single-threaded process and in two at once, no queue involved
 
 Run: `python bench/bench_cells.py` (a few minutes on 2 cores; the engine is compiled first);
 `--only batch` runs one step.
@@ -124,7 +125,7 @@ def first_partial() -> None:
             print(f"partial  {label}: first partial {shown}, finished {done:.2f} s ({state['cells']['total']} cells)")
 
 
-def fan_out(redis_url: str) -> None:
+def fan_out(redis_url: str, repeat: int) -> None:
     import redis
 
     try:
@@ -132,60 +133,110 @@ def fan_out(redis_url: str) -> None:
     except redis.RedisError as exc:
         print(f"fan-out  skipped: no Redis at {redis_url} ({exc})")
         return
+    times: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(repeat):  # interleaved, so a noisy moment slows both alike
+        for count in times:
+            times[count].append(fan_out_once(redis_url, count))
+    one, two = (statistics.median(times[count]) for count in times)
+    spread = ", ".join(f"{count} worker(s) {min(t):.2f}-{max(t):.2f} s" for count, t in times.items())
+    print(f"fan-out  12x12 surface: one worker {one:.2f} s, two {two:.2f} s, ratio {one / two:.2f}")
+    print(f"fan-out  (medians of {repeat}; range {spread})")
+    parallel_ceiling(repeat)
+
+
+def fan_out_once(redis_url: str, count: int) -> float:
+    """Seconds for `count` fresh workers (one compute thread each) to finish a 12x12 surface of a new seed."""
+    from rq import Worker
+
     from server.backends.rq import RQBackend
     from server.settings import ServerSettings
     from tests.server.helpers import delete_queue
     from workers.jobs.ids import canonical_payload, job_id
     from workers.schemas import SurfaceRequest
 
-    times = {}
-    for count in (1, 2):
-        queue = f"bench-{secrets.token_hex(4)}"
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "HEADDIV_QUEUE_NAME": queue,
-            "HEADDIV_THREADS": "1",
-            "HEADDIV_WORKER_NICE": "0",
-            "HEADDIV_WARM_UP": "0",
-            "HEADDIV_COMPILE": "off",
-            "HEADDIV_CACHE_TTL_S": "600",
-        }
+    queue = f"bench-{secrets.token_hex(4)}"
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "HEADDIV_QUEUE_NAME": queue,
+        "HEADDIV_THREADS": "1",
+        "HEADDIV_WORKER_NICE": "0",
+        "HEADDIV_WARM_UP": "0",
+        "HEADDIV_COMPILE": "off",
+        "HEADDIV_CACHE_TTL_S": "600",
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "worker"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(count)
+    ]
+    try:
+        settings = ServerSettings(redis_url=redis_url, queue_name=queue, cache_ttl_s=600)
+        backend = RQBackend(settings)
+        while Worker.count(connection=backend.redis, queue=backend.queue) < count:
+            time.sleep(0.2)
+        request = SurfaceRequest.model_validate(
+            {
+                "base": {"replicates": 100, "seed": secrets.randbelow(2**31)},
+                "x": {"param": "theta", "values": [7.5 * k for k in range(12)]},
+                "y": {"param": "noise", "values": [0.1 * (k + 1) for k in range(12)]},
+            }
+        )
+        jid = job_id("surface", canonical_payload(request))
+        started = time.perf_counter()
+        state = backend.submit("surface", request, jid)
+        while not state.done:
+            time.sleep(0.05)
+            state = backend.get(jid) or state
+        if state.status != "finished":
+            raise RuntimeError(f"the 12x12 surface ended {state.status}")
+        return time.perf_counter() - started
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+        delete_queue(redis_url, queue)
+
+
+CEILING_JOB = """
+import time
+from workers.engine import simulate_many
+from workers.schemas import Scenario
+cells = [Scenario.model_validate({"replicates": 100, "theta": 3.75 * k, "seed": 1}) for k in range(24)]
+list(simulate_many(cells[:2]))
+started = time.perf_counter()
+list(simulate_many(cells))
+print(time.perf_counter() - started)
+"""
+
+
+def parallel_ceiling(repeat: int) -> None:
+    """What two single-threaded processes gain on this machine with no queue at all: the same engine work
+    in one process, then in two at once. Two vCPUs that share a physical core gain far less than 2x."""
+    env = {**os.environ, "HEADDIV_THREADS": "1", "HEADDIV_COMPILE": "off"}
+
+    def run(count: int) -> float:
         procs = [
-            subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "worker"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
-            )
+            subprocess.Popen([sys.executable, "-c", CEILING_JOB], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
             for _ in range(count)
         ]
-        try:
-            settings = ServerSettings(redis_url=redis_url, queue_name=queue, cache_ttl_s=600)
-            backend = RQBackend(settings)
-            from rq import Worker
+        return max(float(p.communicate()[0].split()[-1]) for p in procs)
 
-            while Worker.count(connection=backend.redis, queue=backend.queue) < count:
-                time.sleep(0.2)
-            request = SurfaceRequest.model_validate(
-                {
-                    "base": {"replicates": 100, "seed": secrets.randbelow(2**31)},
-                    "x": {"param": "theta", "values": [7.5 * k for k in range(12)]},
-                    "y": {"param": "noise", "values": [0.1 * (k + 1) for k in range(12)]},
-                }
-            )
-            jid = job_id("surface", canonical_payload(request))
-            started = time.perf_counter()
-            state = backend.submit("surface", request, jid)
-            while not state.done:
-                time.sleep(0.05)
-                state = backend.get(jid) or state
-            times[count] = time.perf_counter() - started
-            print(f"fan-out  12x12 surface, {count} worker(s): {times[count]:.2f} s ({state.status})")
-        finally:
-            for p in procs:
-                p.terminate()
-            for p in procs:
-                p.wait(timeout=30)
-            delete_queue(redis_url, queue)
-    print(f"fan-out  one / two workers: {times[1] / times[2]:.2f}")
+    runs: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(repeat):
+        for count in runs:
+            runs[count].append(run(count))
+    alone, together = (statistics.median(runs[count]) for count in runs)
+    print(
+        f"fan-out  machine ceiling: the same cells in one process {alone:.2f} s, in each of two at once "
+        f"{together:.2f} s: two processes do {2 * alone / together:.2f}x the work of one (medians of {repeat})"
+    )
 
 
 def main() -> None:
@@ -206,7 +257,7 @@ def main() -> None:
         "batch": lambda: batch_ratio(args.repeat),
         "surface": surface_against_floors,
         "partial": first_partial,
-        "fan-out": lambda: fan_out(args.redis_url),
+        "fan-out": lambda: fan_out(args.redis_url, args.repeat),
     }
     for name, step in steps.items():
         if name in args.only and name not in args.skip:

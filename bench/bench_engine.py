@@ -6,9 +6,9 @@ For each shape (R, H, queries, n, d_k) it times, on the same inputs:
   sdpa    - the fastest bare torch attention call: SDPA with the value padded to d_k
   floor   - one torch.exp over the same R*H*queries*n float32 elements (and, for reference, the same
             exp into a preallocated output: "exp out=", which skips the page faults of a new tensor)
-and prints times, ratios and the peak extra memory of the engine's NW step (tracemalloc of torch's
-CPU allocations is not available, so peak RSS growth in a fresh child process is measured), then the
-end-to-end `simulate` time of the default scenario and of S1.
+and prints times, ratios and the peak extra memory of the engine's NW step (torch's CPU profiler: its
+allocations less its frees, in time order), then the end-to-end `simulate` time of the default scenario
+and of S1. The engine is given its keys transposed, (B, d_k, n), the layout a simulation writes them in.
 
 Run: `python bench/bench_engine.py` (about two minutes on 2 cores, compilation included).
 """
@@ -69,12 +69,15 @@ def peak_extra_mb_tracked(shape_name: str) -> float:
     """Bytes the NW step allocates beyond its inputs and outputs, from torch's CPU profiler."""
     from workers.engine.nw import nw_attention
 
-    args = inputs(SHAPES[shape_name])
+    qq, kk, kb, y = inputs(SHAPES[shape_name])
+    kt = kk.transpose(1, 2).contiguous()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
-        nw_attention(*args, with_stats=True)
+        nw_attention(qq, kt, kb, y, with_stats=True, transposed=True)
+    # self, not inclusive, memory: an allocation is reported by every op it is nested in (contiguous ->
+    # clone -> empty_like), so summing inclusive figures counts it several times
     live = peak = 0
     for ev in sorted(prof.events(), key=lambda e: e.time_range.start):
-        live += ev.cpu_memory_usage
+        live += ev.self_cpu_memory_usage
         peak = max(peak, live)
     return peak / 2**20
 
@@ -103,7 +106,8 @@ def main() -> None:
     for name in args.shapes:
         shape = SHAPES[name]
         qq, kk, kb, y = inputs(shape)
-        engine = timeit(lambda: nw_attention(qq, kk, kb, y, with_stats=True), args.repeat)  # noqa: B023
+        kt = kk.transpose(1, 2).contiguous()  # the layout the engine writes its keys in (montecarlo._inputs)
+        engine = timeit(lambda: nw_attention(qq, kt, kb, y, with_stats=True, transposed=True), args.repeat)  # noqa: B023
         scores = torch.randn(qq.shape[0], qq.shape[1], kk.shape[1])
         floor = timeit(lambda: torch.exp(scores), args.repeat)  # noqa: B023
         out = torch.empty_like(scores)
