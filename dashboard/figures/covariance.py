@@ -6,7 +6,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboard.figures.theme import COMPONENT_COLORS, THEORY_COLOR, empty_figure, finite, styled
+from dashboard.figures.theme import COMPONENT_COLORS, THEORY_COLOR, empty_figure, finite, fmt, reference_line, styled
 
 Result = dict[str, Any]
 SHARED_COLOR = COMPONENT_COLORS["variance"]
@@ -51,7 +51,7 @@ def split_over_theta(result: Result, pair: int = 0) -> go.Figure:
         )
     level = finite(result.get("sigma2_over_n"))
     if level is not None:
-        fig.add_hline(y=level, line={"color": "#888", "width": 1, "dash": "dot"}, annotation_text="σ²/n")
+        reference_line(fig, "h", level, f"σ²/n = {fmt(level)}", "#888", "dot", width=1)
     fig.add_scatter(
         x=thetas,
         y=[finite(v) for v in s.get("bound", [])],

@@ -16,6 +16,7 @@ from dashboard.figures.theme import (
     fmt,
     fmt_se,
     head_color,
+    reference_line,
     styled,
 )
 
@@ -82,13 +83,8 @@ def per_head_mse(result: Result) -> go.Figure:
         )
     mse = finite(result.get("mse"))
     if mse is not None:
-        fig.add_hline(
-            y=mse,
-            line={"color": ENSEMBLE_COLOR, "dash": "dash", "width": 2},
-            annotation_text=f"ensemble MSE {fmt(mse, result.get('mse_se'))}",
-            annotation_position="top right",
-            annotation_bgcolor="rgba(255,255,255,0.85)",
-        )
+        name = f"ensemble MSE {fmt(mse, result.get('mse_se'))}"
+        reference_line(fig, "h", mse, name, ENSEMBLE_COLOR, "dash", width=2)
     fig.update_layout(barmode="stack", yaxis_title="MSE")
     return styled(fig, "Per-head MSE", height=300)
 

@@ -90,6 +90,18 @@ def styled(fig: go.Figure, title: str, *, height: int = 320, legend: bool = True
     return fig
 
 
+def reference_line(fig: go.Figure, along: str, at: float, name: str, color: str, dash: str, width: float = 1.5) -> None:
+    """A line across the plot at `at` (`h`: a value of y, `v`: of x), with its legend entry (an empty trace
+    drawn in the line's style): named in the legend, never by text on the plot, where it would sit on
+    the data."""
+    line = {"color": color, "dash": dash, "width": width}
+    if along == "h":
+        fig.add_hline(y=at, line=line)
+    else:
+        fig.add_vline(x=at, line=line)
+    fig.add_scatter(x=[None], y=[None], mode="lines", name=name, line=line, hoverinfo="skip")
+
+
 def empty_figure(message: str, *, height: int = 320) -> go.Figure:
     """A blank chart carrying a message, used before the first result and when there is nothing to show."""
     fig = go.Figure()

@@ -37,7 +37,7 @@ def _marker(fig: go.Figure, result: Result, frame: int | None) -> None:
 
 
 def loss_and_hdi(result: Result, frame: int | None = None) -> go.Figure:
-    """Training loss (left axis, log) and the heads' HDI (right axis, 0 to 1) against the step."""
+    """Training loss (left axis, log when it spans a decade) and the heads' HDI (right axis, 0 to 1) against the step."""
     steps = _steps(result)
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(
@@ -48,7 +48,14 @@ def loss_and_hdi(result: Result, frame: int | None = None) -> go.Figure:
         go.Scatter(x=steps, y=_series(result, "hdi"), name="HDI", line={"color": THEORY_COLOR, "width": 3}),
         secondary_y=True,
     )
-    fig.update_yaxes(title_text="loss", type="log", dtick="D2", secondary_y=False)  # 2s and 5s: no crowded minor labels
+    # log where the loss spans a decade or more (then 2s and 5s: no crowded minor labels); within one decade a
+    # log axis would show a single label, or none
+    losses = [v for v in _series(result, "loss") if v is not None and v > 0]
+    spans_decade = bool(losses) and max(losses) >= 10 * min(losses)
+    if spans_decade:
+        fig.update_yaxes(title_text="loss", type="log", dtick="D2", secondary_y=False)
+    else:
+        fig.update_yaxes(title_text="loss", secondary_y=False)
     fig.update_yaxes(title_text="HDI", range=[0, 1.02], tickmode="auto", showgrid=False, secondary_y=True)
     # The last step's tick label sits under the right axis's "0", which hangs half below the plot: set the
     # step labels lower, clear of it at any width and font size.

@@ -18,6 +18,7 @@ from dashboard.figures.theme import (
     finite,
     fmt,
     head_color,
+    reference_line,
     styled,
 )
 from workers.schemas.weightings import WEIGHTINGS
@@ -91,28 +92,15 @@ def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
     # the best one and the uniform MSE fall, a label beside one line would cross the other or the curve.
     uni = finite((w.get("uniform") or {}).get("mse"))
     if uni is not None:
-        _reference_line(fig, "h", uni, f"uniform (ρ = 1): MSE {fmt(uni, w['uniform'].get('mse_se'))}", "#adb5bd", "dot")
+        reference_line(fig, "h", uni, f"uniform (ρ = 1): MSE {fmt(uni, w['uniform'].get('mse_se'))}", "#adb5bd", "dot")
     best = finite(w.get("best_rho"))
     if best is not None:
-        _reference_line(fig, "v", best, f"best ρ = {fmt(best)}", BEST_COLOR, "dash")
+        reference_line(fig, "v", best, f"best ρ = {fmt(best)}", BEST_COLOR, "dash")
     chosen = finite(rho)
     if chosen is not None:
-        _reference_line(fig, "v", chosen, f"your ρ = {fmt(chosen)}", COMPONENT_COLORS["bias2"], "solid", width=2)
+        reference_line(fig, "v", chosen, f"your ρ = {fmt(chosen)}", COMPONENT_COLORS["bias2"], "solid", width=2)
     fig.update_layout(xaxis_title="ρ (ratio of successive weights)", yaxis_title="MSE")
     return styled(fig, "Geometric weights: MSE against ρ", height=320)
-
-
-def _reference_line(
-    fig: go.Figure, along: str, at: float, name: str, color: str, dash: str, width: float = 1.5
-) -> None:
-    """A line across the plot at `at` (`h`: a value of y, `v`: of x), with its legend entry (an empty trace
-    drawn in the line's style)."""
-    line = {"color": color, "dash": dash, "width": width}
-    if along == "h":
-        fig.add_hline(y=at, line=line)
-    else:
-        fig.add_vline(x=at, line=line)
-    fig.add_scatter(x=[None], y=[None], mode="lines", name=name, line=line, hoverinfo="skip")
 
 
 def alpha_bars(result: Result) -> go.Figure:

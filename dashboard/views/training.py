@@ -104,7 +104,11 @@ def layout(state: PageState) -> Component:
             html.Div(
                 [
                     html.Button("▶", id="tr-play-btn", className="play-button", title="Play the recorded steps"),
-                    html.Div(dcc.Slider(0, 0, 1, value=0, id="tr-frame", marks=None), className="step-slider"),
+                    html.Div(
+                        # the box would show the frame index, not the step the marks name
+                        dcc.Slider(0, 0, 1, value=0, id="tr-frame", marks=None, allow_direct_input=False),
+                        className="step-slider",
+                    ),
                     dcc.Interval(id="tr-play", interval=PLAY_MS, disabled=True),
                 ],
                 className="step-player",

@@ -203,3 +203,12 @@ def test_weighting_downloads_what_the_view_shows(sim: dict[str, Any]) -> None:
     curve = [r for r in rows if r["row"] == "rho_curve"]
     assert [float(r["rho"]) for r in curve] == pytest.approx(sim["weightings"]["rho_curve"]["rho"])
     assert [float(r["rho"]) for r in curve if r["best"] == "True"] == [sim["weightings"]["best_rho"]]
+
+
+def test_reference_lines_are_named_in_the_legend_not_by_text_on_the_data(sim: dict[str, Any]) -> None:
+    """A label on a reference line would sit on a bar or a curve: the line's name is a legend entry."""
+    fig = ensemble.per_head_mse(sim)
+    assert not fig.layout.annotations
+    assert [s.y0 for s in fig.layout.shapes] == [sim["mse"]]
+    named = [t for t in fig.data if t.name and t.name.startswith("ensemble MSE")]
+    assert len(named) == 1 and named[0].showlegend is not False

@@ -69,3 +69,9 @@ def test_cluster_charts_and_forecast_on_the_built_in_model() -> None:
             numbers = drawn_numbers(fig)
             assert numbers and all(math.isfinite(x) for x in numbers)
         assert prune_forecast(result, 3, which).startswith("Layer 3: pruning")
+
+
+def test_the_noise_level_is_a_legend_entry_not_text_over_the_curves(lab: dict[str, Any]) -> None:
+    fig = cfigs.split_over_theta(lab)
+    assert not fig.layout.annotations
+    assert any((t.name or "").startswith("σ²/n = ") for t in fig.data)

@@ -276,9 +276,14 @@ SHOTS = [
     ("dashboard-phone.png", 390, 844, "tab=ensemble&H=8&theta=60"),
     ("lab-dependence.png", 1440, 900, "tab=surfaces&dependence=ar1&sx=phi&sxv=0,0.3,0.6,0.8,0.9&sy=H&syv=2,4,8"),
     ("lab-clusters.png", 1440, 900, "tab=models&layer=3&mheads=query"),
+    ("lab-covariance.png", 1440, 900, "tab=covariance"),
+    ("training.png", 1440, 900, "tab=training"),
+    ("tour.png", 1280, 720, "tab=ensemble&tour=why-many-heads&step=3&large=1"),
 ]
 FOCUS = {"lab-clusters.png": "#mdl-prune"}
 """Shots of a part below the fold: the page is scrolled to this element first."""
+CLICK = {"tour.png": ("#tour-poll-open", "#tour-poll-link")}
+"""Shots of a state reached by a click: the button, then the element that shows it has been answered."""
 
 
 def test_screenshots(browser: Any, server_url: str) -> None:
@@ -294,6 +299,10 @@ def test_screenshots(browser: Any, server_url: str) -> None:
             page.goto(f"{server_url}/?{state}&{SMALL}&dn=7")
             tab = state.split("tab=", 1)[1].split("&", 1)[0]
             wait_view_drawn(page, tab)
+            if name in CLICK:
+                button, shown = CLICK[name]
+                page.click(button)
+                page.wait_for_selector(shown)
             if name in FOCUS:
                 page.wait_for_function(f"() => (document.querySelector('{FOCUS[name]}') || {{}}).innerText")
                 page.locator(FOCUS[name]).scroll_into_view_if_needed()

@@ -120,3 +120,10 @@ def test_reproduce_commands_name_the_training_route_and_command() -> None:
         and "headdiv train" in text
         and '"penalty": 1.0' in text.replace('"penalty":1.0', '"penalty": 1.0')
     )
+
+
+@pytest.mark.parametrize(("losses", "log"), [([3.5, 2.0, 1.2], False), ([4.0, 0.5, 0.3], True)])
+def test_the_loss_axis_is_logarithmic_only_over_a_decade_or_more(losses: list[float], log: bool) -> None:
+    """Within one decade a log axis shows one label or none; over more it keeps early and late steps readable."""
+    result = {"steps": [0, 10, 20], "loss": losses, "hdi": [0.5, 0.6, 0.7]}
+    assert (figs.loss_and_hdi(result).layout.yaxis.type == "log") is log
