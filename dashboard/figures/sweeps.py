@@ -16,6 +16,7 @@ from dashboard.figures.theme import (
     fmt,
     styled,
 )
+from workers.schemas import Scenario
 from workers.schemas.metrics import SURFACE_METRICS
 
 Result = dict[str, Any]
@@ -24,6 +25,12 @@ Result = dict[str, Any]
 def _axis(result: Result, key: str) -> tuple[str, list[Any]]:
     axis = result.get(key) or {}
     return str(axis.get("param", key)), list(axis.get("values") or [])
+
+
+def param_title(param: str) -> str:
+    """A swept key as the sidebar names it (its scenario field's title), not its URL name."""
+    field = Scenario.model_fields.get(param)
+    return field.title if field is not None and field.title else param
 
 
 def _label(v: Any) -> str:
@@ -50,12 +57,12 @@ def surface_heatmap(result: Result, metric: str = "mse") -> go.Figure:
             y=[_label(v) for v in yv],
             colorscale="Viridis",
             colorbar={"title": {"text": label, "side": "right"}, "thickness": 12},
-            hovertemplate=f"{xp}=%{{x}}<br>{yp}=%{{y}}<br>{label}=%{{z:.3g}}<extra></extra>",
+            hovertemplate=f"{param_title(xp)} = %{{x}}<br>{param_title(yp)} = %{{y}}<br>{label} = %{{z:.3g}}<extra></extra>",
         )
     )
-    fig.update_xaxes(title=xp, type="category")
-    fig.update_yaxes(title=yp, type="category")
-    return styled(fig, f"{label} over {xp} × {yp}", height=420, legend=False)
+    fig.update_xaxes(title=param_title(xp), type="category")
+    fig.update_yaxes(title=param_title(yp), type="category")
+    return styled(fig, f"{label} over {param_title(xp)} × {param_title(yp)}", height=420, legend=False)
 
 
 def surface_3d(result: Result, metric: str = "mse") -> go.Figure:
@@ -73,7 +80,8 @@ def surface_3d(result: Result, metric: str = "mse") -> go.Figure:
         )
     )
     fig.update_layout(
-        scene={"xaxis_title": xp, "yaxis_title": yp, "zaxis_title": label}, margin={"l": 0, "r": 0, "t": 48, "b": 0}
+        scene={"xaxis_title": param_title(xp), "yaxis_title": param_title(yp), "zaxis_title": label},
+        margin={"l": 0, "r": 0, "t": 48, "b": 0},
     )
     return styled(fig, f"{label} surface", height=460, legend=False)
 

@@ -59,7 +59,11 @@ def _axis_controls(axis: str, state: State, default: str) -> Component:
             control(
                 f"{axis} axis",
                 dcc.Dropdown(
-                    options=list(SWEEP_PARAMS), value=param, id=f"surf-{axis}", clearable=False, searchable=False
+                    options=[{"label": figs.param_title(p), "value": p} for p in SWEEP_PARAMS],
+                    value=param,
+                    id=f"surf-{axis}",
+                    clearable=False,
+                    searchable=False,
                 ),
                 f"s{axis}",
             ),

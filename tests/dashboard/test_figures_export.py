@@ -212,3 +212,9 @@ def test_reference_lines_are_named_in_the_legend_not_by_text_on_the_data(sim: di
     assert [s.y0 for s in fig.layout.shapes] == [sim["mse"]]
     named = [t for t in fig.data if t.name and t.name.startswith("ensemble MSE")]
     assert len(named) == 1 and named[0].showlegend is not False
+
+
+def test_a_surface_names_its_axes_as_the_sidebar_does(surface: dict[str, Any]) -> None:
+    fig = sweeps.surface_heatmap(surface)
+    assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("angle θ between heads (°)", "heads H")
+    assert sweeps.param_title("phi") == "AR(1) φ" and sweeps.param_title("not-a-key") == "not-a-key"
