@@ -38,26 +38,33 @@ def _gated_mse(draws: Draws, scheme: str) -> tuple[float, float]:
     return float(per_rep.mean()), dec.replicate_se(per_rep)
 
 
-def _weightings(s: Scenario, m: dec.Moments, draws: Draws) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+Direct = dict[str, tuple[float, float]]
+"""Per scheme: its MSE computed directly from the combined draws, and that MSE's standard error."""
+
+
+def _weightings(s: Scenario, m: dec.Moments, draws: Draws) -> tuple[dict[str, Any], dict[str, np.ndarray], Direct]:
     """Every registered scheme's weights, decomposition and MSE standard error on these draws (so its MSE
-    is shown to the precision the draws support), and the fixed schemes' alphas."""
+    is shown to the precision the draws support), the fixed schemes' alphas, and every scheme's direct MSE
+    (the chosen scheme's is the result's own, computed once here)."""
     out: dict[str, Any] = {}
     extras: dict[str, Any] = {}
     alphas: dict[str, np.ndarray] = {}
+    direct: Direct = {}
     for w in WEIGHTINGS:
         scheme = w.of(s)
         if w.per_draw:
+            direct[w.name] = _gated_mse(draws, w.name)
             out[w.name] = {
                 **_gated_terms(draws, w.name),
-                "mse_se": _gated_mse(draws, w.name)[1],
+                "mse_se": direct[w.name][1],
                 "mean_gate": draws.gates[w.name].mean(axis=(0, 2)).tolist(),
             }
         else:
             alphas[w.name] = alpha = scheme.alpha(m)
-            se = dec.direct_mse(draws.estimates, draws.truth, alpha)[1]
-            out[w.name] = {"alpha": alpha.tolist(), **m.terms(alpha), "mse_se": se}
+            direct[w.name] = dec.direct_mse(draws.estimates, draws.truth, alpha)
+            out[w.name] = {"alpha": alpha.tolist(), **m.terms(alpha), "mse_se": direct[w.name][1]}
         extras.update(scheme.extras(m))
-    return {**out, **extras}, alphas
+    return {**out, **extras}, alphas, direct
 
 
 def _finite(value: Any, where: str) -> Any:
@@ -157,18 +164,14 @@ def _result(
     """Every number of docs/model.md sections 4-6 from one scenario's draws (float64 NumPy)."""
     started = time.perf_counter()
     m = dec.moments(draws.estimates, draws.truth)
-    weightings, alphas = _weightings(s, m, draws)
-
+    weightings, alphas, direct = _weightings(s, m, draws)
+    terms = {k: weightings[s.weights][k] for k in ("mse", "bias2", "variance", "covariance")}
+    mse_direct, mse_se = direct[s.weights]
     if s.weights in alphas:
         alpha = alphas[s.weights]
-        terms = m.terms(alpha)
-        mse_direct, mse_se = dec.direct_mse(draws.estimates, draws.truth, alpha)
         slice_ens = alpha @ draws.slice_heads
     else:  # a per-draw gate: the ensemble is the gated sum of the heads
-        gates = draws.gates[s.weights]
-        alpha = gates.mean(axis=(0, 2))
-        terms = _gated_terms(draws, s.weights)
-        mse_direct, mse_se = _gated_mse(draws, s.weights)
+        alpha = draws.gates[s.weights].mean(axis=(0, 2))
         slice_ens = np.sum(draws.slice_gates[s.weights] * draws.slice_heads, axis=0)
 
     corr, mean_corr = dec.correlation(m.cbar)
