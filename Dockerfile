@@ -17,9 +17,7 @@ ARG TORCH_PIP_ARGS=""
 RUN pip install ${TORCH_PIP_ARGS} "${TORCH}"
 
 COPY pyproject.toml README.md ./
-COPY server ./server
-COPY workers ./workers
-COPY dashboard ./dashboard
+COPY headdiv ./headdiv
 RUN pip install .
 
 RUN useradd --create-home --uid 10001 headdiv

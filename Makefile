@@ -69,7 +69,7 @@ typecheck: $(VENV)/.test-stamp
 	$(BIN)/mypy
 
 docs: $(VENV)/.run-stamp
-	$(BIN)/python -m workers.docs
+	$(BIN)/python -m headdiv.workers.docs
 
 # The only command that writes the images in docs/img/: tests write theirs under test-artifacts/ (ignored).
 screenshots: $(VENV)/.test-stamp

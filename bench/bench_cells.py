@@ -45,8 +45,8 @@ def median_time(fn: Callable[[], object], repeat: int) -> float:
 
 def batch_ratio(repeat: int) -> None:
     """Separate and batched runs interleaved (one warm-up each), so a busy machine slows both alike."""
-    from workers.engine import simulate, simulate_many
-    from workers.schemas import Scenario
+    from headdiv.workers.engine import simulate, simulate_many
+    from headdiv.workers.schemas import Scenario
 
     cells = [Scenario.model_validate({"theta": 6.0 * k}) for k in range(16)]
     runs: dict[str, Callable[[], object]] = {
@@ -72,9 +72,9 @@ def batch_ratio(repeat: int) -> None:
 def surface_against_floors() -> None:
     import torch
 
-    from workers.jobs.cache.memory import MemoryCache
-    from workers.jobs.compute import run_job
-    from workers.schemas import SurfaceRequest
+    from headdiv.workers.jobs.cache.memory import MemoryCache
+    from headdiv.workers.jobs.compute import run_job
+    from headdiv.workers.schemas import SurfaceRequest
 
     request = SurfaceRequest.model_validate(
         {
@@ -96,8 +96,8 @@ def surface_against_floors() -> None:
 def first_partial() -> None:
     from fastapi.testclient import TestClient
 
-    from server.main import create_app
-    from server.settings import ServerSettings
+    from headdiv.server.main import create_app
+    from headdiv.server.settings import ServerSettings
 
     app = create_app(ServerSettings(redis_url=None, warm_up=False, warm_start=False), mount_dashboard=False)
     bodies = {
@@ -148,11 +148,11 @@ def fan_out_once(redis_url: str, count: int) -> float:
     """Seconds for `count` fresh workers (one compute thread each) to finish a 12x12 surface of a new seed."""
     from rq import Worker
 
-    from server.backends.rq import RQBackend
-    from server.settings import ServerSettings
+    from headdiv.server.backends.rq import RQBackend
+    from headdiv.server.settings import ServerSettings
+    from headdiv.workers.jobs.ids import canonical_payload, job_id
+    from headdiv.workers.schemas import SurfaceRequest
     from tests.server.helpers import delete_queue
-    from workers.jobs.ids import canonical_payload, job_id
-    from workers.schemas import SurfaceRequest
 
     queue = f"bench-{secrets.token_hex(4)}"
     env = {
@@ -167,7 +167,7 @@ def fan_out_once(redis_url: str, count: int) -> float:
     }
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "worker"],
+            [sys.executable, "-m", "headdiv.server.cli", "worker"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -206,8 +206,8 @@ def fan_out_once(redis_url: str, count: int) -> float:
 
 CEILING_JOB = """
 import time
-from workers.engine import simulate_many
-from workers.schemas import Scenario
+from headdiv.workers.engine import simulate_many
+from headdiv.workers.schemas import Scenario
 cells = [Scenario.model_validate({"replicates": 100, "theta": 3.75 * k, "seed": 1}) for k in range(24)]
 list(simulate_many(cells[:2]))
 started = time.perf_counter()
@@ -248,7 +248,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=steps_named, choices=steps_named, help="run only these steps")
     args = parser.parse_args()
     os.environ.setdefault("HEADDIV_COMPILE", "on")
-    from workers.engine import warm_up
+    from headdiv.workers.engine import warm_up
 
     started = time.perf_counter()
     compiled = warm_up()

@@ -67,7 +67,7 @@ def numpy_loop(qq: np.ndarray, kk: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def peak_extra_mb_tracked(shape_name: str) -> float:
     """Bytes the NW step allocates beyond its inputs and outputs, from torch's CPU profiler."""
-    from workers.engine.nw import nw_attention
+    from headdiv.workers.engine.nw import nw_attention
 
     qq, kk, kb, y = inputs(SHAPES[shape_name])
     kt = kk.transpose(1, 2).contiguous()
@@ -89,9 +89,9 @@ def main() -> None:
     parser.add_argument("--skip-numpy", action="store_true")
     args = parser.parse_args()
     os.environ["HEADDIV_COMPILE"] = "on"
-    from workers.engine.nw import nw_attention, warm_up
-    from workers.engine.simulation import simulate
-    from workers.schemas import Scenario
+    from headdiv.workers.engine.nw import nw_attention, warm_up
+    from headdiv.workers.engine.simulation import simulate
+    from headdiv.workers.schemas import Scenario
 
     t = time.perf_counter()
     compiled = warm_up()

@@ -66,7 +66,7 @@ def started(log_dir: Path) -> Iterator[str]:
 def settle(url: str, limit_s: float = 600) -> None:
     """Until every computation of the warm start is done (each is asked for; a running one is joined), so
     the measurements do not share the CPU with it and the first views are the cached ones a newcomer gets."""
-    from dashboard.warm import warm_requests
+    from headdiv.dashboard.warm import warm_requests
 
     deadline = time.monotonic() + limit_s
     with httpx.Client(base_url=url + "/api/v1", timeout=90) as client:

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server import cli
+from headdiv.server import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBCOMMANDS = (
@@ -66,7 +66,7 @@ def test_each_subcommand_help_says_what_it_does(capsys: pytest.CaptureFixture[st
 def test_help_is_instant_because_torch_is_imported_lazily() -> None:
     code = (
         "import sys, contextlib, io\n"
-        "from server import cli\n"
+        "from headdiv.server import cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try: cli.main(['--help'])\n"
         "    except SystemExit: pass\n"
@@ -86,7 +86,7 @@ def test_console_script_runs() -> None:
         pytest.skip(f"the project is not installed in {sys.prefix} (pip install -e .)")
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
-    from workers import __version__
+    from headdiv.workers import __version__
 
     assert result.stdout.strip() == f"headdiv {__version__}"
 
@@ -165,7 +165,7 @@ def test_worker_without_redis_url_exits_2(capsys: pytest.CaptureFixture[str], mo
 )
 def test_bad_environment_settings_exit_2_naming_the_variable(argv: list[str], variable: str, value: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", *argv],
+        [sys.executable, "-m", "headdiv.server.cli", *argv],
         cwd=ROOT,
         env={**os.environ, variable: value},
         capture_output=True,
@@ -284,7 +284,7 @@ def test_theory_marks_the_minimiser_of_its_candidates(capsys: pytest.CaptureFixt
 
 def test_subprocess_simulate_from_stdin_prints_only_json_on_stdout() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", "simulate", "-", "--device", "cpu"],
+        [sys.executable, "-m", "headdiv.server.cli", "simulate", "-", "--device", "cpu"],
         input=TINY,
         cwd=ROOT,
         capture_output=True,
@@ -318,7 +318,7 @@ def _service_env(**extra: str) -> dict[str, str]:
 
 def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "server.cli", *argv],
+        [sys.executable, "-m", "headdiv.server.cli", *argv],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -441,7 +441,7 @@ def _burst_worker(redis_url: str, *options: str, app_queues: bool = False) -> tu
     queue = f"headdiv-cli-test-{secrets.token_hex(4)}"
     argv = ["worker", "--burst", *options, *([] if app_queues else ["--queue", queue]), "--redis-url", redis_url]
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", *argv],
+        [sys.executable, "-m", "headdiv.server.cli", *argv],
         cwd=ROOT,
         env={**_service_env(), "HEADDIV_QUEUE_NAME": queue},
         capture_output=True,

@@ -127,7 +127,7 @@ def test_dockerfile_installs_torch_before_the_project_and_drops_root() -> None:
     user = [line for line in instructions if line.startswith("USER ")]
     assert user and user[-1] not in ("USER root", "USER 0"), "the image must not run as root"
     copied = " ".join(line for line in instructions if line.startswith("COPY"))
-    for package in ("server", "workers", "dashboard", "pyproject.toml"):
+    for package in ("headdiv", "pyproject.toml"):
         assert package in copied, f"the image does not copy {package}"
 
 

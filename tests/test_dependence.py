@@ -12,14 +12,14 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from dashboard.state import Registry, scenario_params
-from server import cli
-from server.main import create_app
+from headdiv.dashboard.state import Registry, scenario_params
+from headdiv.server import cli
+from headdiv.server.main import create_app
+from headdiv.workers.jobs import ids
+from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.schemas import Scenario, SurfaceRequest
+from headdiv.workers.schemas.requests import SWEEP_PARAMS
 from tests.server.conftest import embedded_settings
-from workers.jobs import ids
-from workers.jobs.ids import canonical_payload, job_id
-from workers.schemas import Scenario, SurfaceRequest
-from workers.schemas.requests import SWEEP_PARAMS
 
 # Job ids of i.i.d. requests as they were before `dependence` existed, at engine version "1" (the test pins
 # the version: a new engine rightly changes every id, but the payload of an i.i.d. request must not).

@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from server.api.routes.foundations import router
-from workers.engine.foundations import (
+from headdiv.server.api.routes.foundations import router
+from headdiv.workers.engine.foundations import (
     attention_flops,
     attention_params,
     budget_lesson,
@@ -20,7 +20,7 @@ from workers.engine.foundations import (
     scaling_lesson,
     softmax_lesson,
 )
-from workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 # ---------------------------------------------------------------------------------------------------
 # Scaling: Var(q.k) = d_k, Var(q.k / sqrt(d_k)) = 1, Var(cos) = 1 / d_k

@@ -13,10 +13,10 @@ from safetensors.numpy import save_file
 from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
-from dashboard.export import head_clusters_csv
-from workers.engine.diversity import hdi, hdi_report
-from workers.models import model_hdi
-from workers.models.clusters import head_clusters, query_groups
+from headdiv.dashboard.export import head_clusters_csv
+from headdiv.workers.engine.diversity import hdi, hdi_report
+from headdiv.workers.models import model_hdi
+from headdiv.workers.models.clusters import head_clusters, query_groups
 
 P, D_K = 24, 3
 
@@ -84,7 +84,7 @@ def test_gqa_query_heads_carry_their_key_group(tmp_path: Path) -> None:
 
 
 def test_cli_heads_prints_a_file_s_heads_ranked_as_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from server import cli
+    from headdiv.server import cli
 
     rng = np.random.default_rng(6)
     p, d = 16, 2

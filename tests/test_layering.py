@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-DASHBOARD_MAY_IMPORT = ("workers.schemas", "workers.jobs.state", "workers.jobs.kinds")
+DASHBOARD_MAY_IMPORT = ("headdiv.workers.schemas", "headdiv.workers.jobs.state", "headdiv.workers.jobs.kinds")
 """What the dashboard may take from `workers`: torch-free models and the job-kind table."""
 
 
@@ -49,27 +49,29 @@ def fresh(code: str) -> dict[str, object]:
 LOADED = (
     "import json, sys; print(json.dumps({"
     "'torch': 'torch' in sys.modules, "
-    "'engine': sorted(m for m in sys.modules if m.startswith('workers.engine')), "
-    "'server': sorted(m for m in sys.modules if m == 'server' or m.startswith('server.'))}))"
+    "'engine': sorted(m for m in sys.modules if m.startswith('headdiv.workers.engine')), "
+    "'server': sorted(m for m in sys.modules if m == 'headdiv.server' or m.startswith('headdiv.server.'))}))"
 )
 
 
 def test_nothing_under_workers_imports_the_server() -> None:
     offenders = [
         f"{path.relative_to(ROOT)} imports {name}"
-        for path in sources("workers")
+        for path in sources("headdiv/workers")
         for name in imports_of(path)
-        if name == "server" or name.startswith("server.")
+        if name == "headdiv.server" or name.startswith("headdiv.server.")
     ]
     assert offenders == []
 
 
 def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() -> None:
     offenders = []
-    for path in sources("dashboard"):
+    for path in sources("headdiv/dashboard"):
         for name in imports_of(path):
-            if name.split(".")[0] in ("server", "torch") or (
-                name.startswith("workers") and not name.startswith(DASHBOARD_MAY_IMPORT)
+            if (
+                name.split(".")[0] == "torch"
+                or name.startswith("headdiv.server")
+                or (name.startswith("headdiv.workers") and not name.startswith(DASHBOARD_MAY_IMPORT))
             ):
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
@@ -77,14 +79,17 @@ def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() ->
 
 def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
     loaded = fresh(
-        "import workers.schemas, workers.jobs.kinds, workers.jobs.state, workers.jobs.ids, workers.jobs.keys, "
-        "workers.jobs.cache, workers.jobs.failures, workers.jobs.settings, workers.jobs.queue; " + LOADED
+        "import headdiv.workers.schemas, headdiv.workers.jobs.kinds, headdiv.workers.jobs.state, headdiv.workers.jobs.ids, "
+        "headdiv.workers.jobs.keys, headdiv.workers.jobs.cache, headdiv.workers.jobs.failures, "
+        "headdiv.workers.jobs.settings, headdiv.workers.jobs.queue; " + LOADED
     )
     assert loaded == {"torch": False, "engine": [], "server": []}
 
 
 def test_a_fresh_interpreter_importing_the_dashboard_app_has_no_torch() -> None:
-    loaded = fresh("from dashboard.app import create_dash_app; create_dash_app('http://127.0.0.1:9'); " + LOADED)
+    loaded = fresh(
+        "from headdiv.dashboard.app import create_dash_app; create_dash_app('http://127.0.0.1:9'); " + LOADED
+    )
     assert loaded == {"torch": False, "engine": [], "server": []}
 
 
@@ -93,7 +98,7 @@ def test_headdiv_dashboard_runs_without_torch() -> None:
     loaded = fresh(
         "import socket, uvicorn; uvicorn.Server.run = lambda self, sockets=None: None\n"
         "s = socket.socket(); s.bind(('127.0.0.1', 0)); port = str(s.getsockname()[1]); s.close()\n"
-        "from server.cli import main\n"
+        "from headdiv.server.cli import main\n"
         "assert main(['dashboard', '--port', port, '--api-url', 'http://127.0.0.1:9']) == 0\n" + LOADED
     )
     assert loaded["torch"] is False and loaded["engine"] == []
@@ -105,7 +110,7 @@ def test_the_api_loads_the_engine_only_when_it_computes(mode: str) -> None:
     the embedded one loads the engine in its runner thread or at the first cheap computation."""
     redis = "'redis://127.0.0.1:9/0'" if mode == "scaled" else "None"
     loaded = fresh(
-        "from server.main import create_app; from server.settings import ServerSettings\n"
+        "from headdiv.server.main import create_app; from headdiv.server.settings import ServerSettings\n"
         f"create_app(ServerSettings(redis_url={redis}, warm_up=False))\n" + LOADED
     )
     assert loaded["torch"] is False and loaded["engine"] == []

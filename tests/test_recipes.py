@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workers.jobs.ids import CHOICES_FINGERPRINT
+from headdiv.workers.jobs.ids import CHOICES_FINGERPRINT
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = '"replicates": 4, "queries": 3, "n": 24, "H": 3'
@@ -22,7 +22,7 @@ SMALL = '"replicates": 4, "queries": 3, "n": 24, "H": 3'
 def scratch_copy(tmp_path: Path) -> Path:
     """The packages and docs, copied (the recipes touch nothing else)."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for part in ("workers", "server", "dashboard", "docs"):
+    for part in ("headdiv", "docs"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=ignore)
     return tmp_path
 
@@ -48,14 +48,14 @@ def run_checks(root: Path, code: str) -> str:
 COMMON_CHECKS = """
     import json, sys
     from fastapi.testclient import TestClient
-    from server.cli import main
-    from server.main import create_app
-    from server.settings import ServerSettings
-    from workers import docs
-    from workers.jobs.ids import CHOICES_FINGERPRINT
-    from dashboard.app import build_registry
-    from dashboard.controls import field_control
-    from dashboard.views import VIEWS
+    from headdiv.server.cli import main
+    from headdiv.server.main import create_app
+    from headdiv.server.settings import ServerSettings
+    from headdiv.workers import docs
+    from headdiv.workers.jobs.ids import CHOICES_FINGERPRINT
+    from headdiv.dashboard.app import build_registry
+    from headdiv.dashboard.controls import field_control
+    from headdiv.dashboard.views import VIEWS
 
     api = TestClient(create_app(ServerSettings(redis_url=None, warm_up=False), mount_dashboard=False))
     registry = build_registry(VIEWS)
@@ -70,7 +70,7 @@ COMMON_CHECKS = """
 
 
 WEIGHTING_SCHEME = (
-    "workers/schemas/weightings.py",
+    "headdiv/workers/schemas/weightings.py",
     """
     @WEIGHTINGS.register("inverse_mse", "inverse MSE (γ)")
     class InverseMse(FixedWeights):
@@ -85,9 +85,9 @@ WEIGHTING_SCHEME = (
             return w / w.sum()
     """,
     f"""
-    from dashboard.figures.weighting import scheme_bars
-    from dashboard.views import weighting
-    from workers.schemas import SWEEP_PARAMS
+    from headdiv.dashboard.figures.weighting import scheme_bars
+    from headdiv.dashboard.views import weighting
+    from headdiv.workers.schemas import SWEEP_PARAMS
 
     r = post({{{SMALL}, "weights": "inverse_mse", "gamma": 2}})
     result = r.json()["result"]
@@ -106,7 +106,7 @@ WEIGHTING_SCHEME = (
 )
 
 GEOMETRY = (
-    "workers/schemas/geometries.py",
+    "headdiv/workers/schemas/geometries.py",
     """
     @GEOMETRIES.register("orthogonal", "orthogonal")
     class Orthogonal(Geometry):

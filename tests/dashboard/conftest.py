@@ -1,7 +1,7 @@
 """Fixtures of the dashboard tests: a real `headdiv serve` app in a subprocess and real headless Chromium.
 
 The browser tests drive the dashboard exactly as a user does, against the app the `headdiv serve`
-command runs (uvicorn with the `server.main:create_app` factory), so the URL sync, the API calls and
+command runs (uvicorn with the `headdiv.server.main:create_app` factory), so the URL sync, the API calls and
 the job polling are all the real ones.
 """
 
@@ -80,7 +80,7 @@ def server_url() -> Iterator[str]:
             "-m",
             "uvicorn",
             "--factory",
-            "server.main:create_app",
+            "headdiv.server.main:create_app",
             "--host",
             "127.0.0.1",
             "--port",
@@ -143,7 +143,7 @@ def dashboard_against_a_dead_api() -> Iterator[str]:
 
     from werkzeug.serving import make_server
 
-    from dashboard.app import create_dash_app
+    from headdiv.dashboard.app import create_dash_app
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -8,7 +8,7 @@ import socket
 import httpx
 import pytest
 
-from dashboard.api_client import UNAVAILABLE, ApiClient, ApiError, describe_422
+from headdiv.dashboard.api_client import UNAVAILABLE, ApiClient, ApiError, describe_422
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from urllib.parse import parse_qs
 import pytest
 from dash.development.base_component import Component
 
-from dashboard.app import build_registry, create_dash_app
-from dashboard.presets import PRESETS, Preset
-from dashboard.state import State
-from dashboard.views import VIEWS
+from headdiv.dashboard.app import build_registry, create_dash_app
+from headdiv.dashboard.presets import PRESETS, Preset
+from headdiv.dashboard.state import State
+from headdiv.dashboard.views import VIEWS
 
 
 def _ids(node: Any, out: list[Any]) -> list[Any]:
@@ -121,8 +121,8 @@ def test_a_preset_opens_a_view_that_uses_what_it_sets(preset: Preset) -> None:
 
 
 def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
-    from dashboard.state import State
-    from dashboard.views import diversity
+    from headdiv.dashboard.state import State
+    from headdiv.dashboard.views import diversity
 
     registry = build_registry(VIEWS)
     state = State(registry.parse("?H=8&n=512&target=step&theta=10").values)
@@ -137,7 +137,7 @@ def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
 
 
 def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:
-    from dashboard.figures.sweeps import architecture_formula, architecture_mse
+    from headdiv.dashboard.figures.sweeps import architecture_formula, architecture_mse
 
     good = {"theory": {"c0": 0.41, "c1": 0.2, "c2": 1.9e-22, "degenerate": None}}
     text = architecture_formula(good)

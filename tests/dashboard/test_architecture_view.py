@@ -9,12 +9,12 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
-from dashboard.api_client import ApiError
-from dashboard.figures import sweeps as figs
-from dashboard.tours import TOURS
-from dashboard.views.architecture import figures, layout
-from workers.engine.theory import architecture_theory, best_split
-from workers.schemas import TheoryQuery
+from headdiv.dashboard.api_client import ApiError
+from headdiv.dashboard.figures import sweeps as figs
+from headdiv.dashboard.tours import TOURS
+from headdiv.dashboard.views.architecture import figures, layout
+from headdiv.workers.engine.theory import architecture_theory, best_split
+from headdiv.workers.schemas import TheoryQuery
 
 DEGENERATE = "the bias term (c1) shapes the fit at 0 split(s) only: no trade-off to optimise"
 
@@ -35,7 +35,7 @@ class FakeClient:
 
 
 def result(degenerate: str | None, *, done: bool = True) -> dict[str, Any]:
-    """An architecture result for D = 32, n = 256 shaped as `workers.engine.assemble.architecture` gives it."""
+    """An architecture result for D = 32, n = 256 shaped as `headdiv.workers.engine.assemble.architecture` gives it."""
     mses = [0.313, 0.273, 0.401, 0.418, 0.622, 0.900]
     cands = [
         {"H": 32 // d, "d_k": d, "mse": m if done else None, "bias2": m, "variance": 0.0, "covariance": 0.0}
@@ -128,9 +128,9 @@ def test_a_failing_theory_endpoint_reads_as_an_error_line() -> None:
 
 
 def test_the_blank_charts_say_that_they_are_computing() -> None:
-    from dashboard.app import build_registry
-    from dashboard.state import State
-    from dashboard.views import VIEWS
+    from headdiv.dashboard.app import build_registry
+    from headdiv.dashboard.state import State
+    from headdiv.dashboard.views import VIEWS
 
     page = str(layout(State(build_registry(VIEWS).parse("?tab=architecture").values)).to_plotly_json())
     assert "open this tab" not in page and "computing" in page

@@ -12,14 +12,14 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
-from dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
-from dashboard.figures import ensemble, sweeps, weighting
-from dashboard.figures.ensemble import headline
-from dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
+from headdiv.dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
+from headdiv.dashboard.figures import ensemble, sweeps, weighting
+from headdiv.dashboard.figures.ensemble import headline
+from headdiv.dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
+from headdiv.workers.engine import simulate
+from headdiv.workers.jobs.compute import run_job
+from headdiv.workers.schemas import Scenario
 from tests.dashboard.conftest import drawn_numbers
-from workers.engine import simulate
-from workers.jobs.compute import run_job
-from workers.schemas import Scenario
 
 SMALL = {"replicates": 20, "queries": 16}
 

@@ -1,5 +1,5 @@
 """The page's first chart waits for as little as possible: plotly.js comes as a 2-D bundle (the full one only
-for a 3-D surface) and the regenerator runtime replaces Dash's polyfill (`dashboard/vendored.py`), the
+for a 3-D surface) and the regenerator runtime replaces Dash's polyfill (`headdiv/dashboard/vendored.py`), the
 layout is fetched alongside Dash's scripts, and the explanations' formulas are typeset after the first
 chart is drawn (`assets/typeset_later.js`)."""
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-from dashboard.app import create_dash_app
-from dashboard.vendored import FULL, RUNTIME, SMALL
+from headdiv.dashboard.app import create_dash_app
+from headdiv.dashboard.vendored import FULL, RUNTIME, SMALL
 from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
 from tests.dashboard.test_browser import wait_chart
 
@@ -23,7 +23,7 @@ HEAD = re.compile(r'<link rel="preload" as="script" href="([^"]+)" id="plotly-bu
 
 def test_the_2d_bundle_is_the_plotly_js_release_the_plotly_package_writes_figures_for() -> None:
     text = SMALL.read_text(encoding="utf-8")
-    # after upgrading `plotly`, rebuild it: sh dashboard/vendor/build-plotly-2d.sh
+    # after upgrading `plotly`, rebuild it: sh headdiv/dashboard/vendor/build-plotly-2d.sh
     assert text.startswith(f"/* plotly.js v{get_plotlyjs_version()}, 2-D bundle"), text[:120]
     assert "bundledTraces" in text  # the page reads which trace types it holds
 

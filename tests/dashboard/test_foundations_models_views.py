@@ -19,20 +19,20 @@ from a2wsgi import ASGIMiddleware
 from fastapi import FastAPI
 from safetensors.numpy import save
 
-from dashboard.api_client import ApiClient, ApiError
-from dashboard.app import build_registry
-from dashboard.figures import foundations as ff
-from dashboard.figures import models as mf
-from dashboard.views import VIEWS
-from dashboard.views import foundations as fv
-from dashboard.views import models as mv
-from server.api.routes import foundations as foundations_routes
-from server.api.routes import models as models_routes
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.figures import foundations as ff
+from headdiv.dashboard.figures import models as mf
+from headdiv.dashboard.views import VIEWS
+from headdiv.dashboard.views import foundations as fv
+from headdiv.dashboard.views import models as mv
+from headdiv.server.api.routes import foundations as foundations_routes
+from headdiv.server.api.routes import models as models_routes
+from headdiv.workers.engine.foundations import budget_lesson, entropy_lesson, scaling_lesson, softmax_lesson
+from headdiv.workers.models import list_builtins
+from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 from tests.conftest import need
 from tests.dashboard.conftest import ARTIFACTS, drawn_numbers
-from workers.engine.foundations import budget_lesson, entropy_lesson, scaling_lesson, softmax_lesson
-from workers.models import list_builtins
-from workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 P, H, D_K = 16, 4, 4
 

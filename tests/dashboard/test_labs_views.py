@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from dashboard.app import build_registry
-from dashboard.export import reproduce_commands, result_to_csv
-from dashboard.figures import covariance as cfigs
-from dashboard.figures import models as mfigs
-from dashboard.views import VIEWS
-from dashboard.views.covariance import covariance_request, verdict
-from dashboard.views.models import prune_forecast
+from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.export import reproduce_commands, result_to_csv
+from headdiv.dashboard.figures import covariance as cfigs
+from headdiv.dashboard.figures import models as mfigs
+from headdiv.dashboard.views import VIEWS
+from headdiv.dashboard.views.covariance import covariance_request, verdict
+from headdiv.dashboard.views.models import prune_forecast
+from headdiv.workers.jobs.compute import run_job
+from headdiv.workers.models import builtin_hdi, list_builtins
 from tests.dashboard.conftest import drawn_numbers
-from workers.jobs.compute import run_job
-from workers.models import builtin_hdi, list_builtins
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The dashboard draws partial results, and a key press reaches the server only where there is work.
 
-Partial results are those a running multi-cell job shows (`workers.engine.assemble` with None for cells
+Partial results are those a running multi-cell job shows (`headdiv.workers.engine.assemble` with None for cells
 not done): every figure draws them with gaps, never NaN. The request budget of a key press is a property
 of the callback graph: the page state and the simulation's result are handled in the browser (clientside
 gates and relays), so no server callback listens to them directly; the browser test
@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from dashboard.app import create_dash_app
-from dashboard.figures import sweeps as figs
-from dashboard.ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
-from dashboard.jobs import _finished, progress_text
-from dashboard.views import VIEWS
-from dashboard.views.diversity import verdict
+from headdiv.dashboard.app import create_dash_app
+from headdiv.dashboard.figures import sweeps as figs
+from headdiv.dashboard.ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
+from headdiv.dashboard.jobs import _finished, progress_text
+from headdiv.dashboard.views import VIEWS
+from headdiv.dashboard.views.diversity import verdict
+from headdiv.workers.engine import assemble
+from headdiv.workers.jobs.state import CellCount, JobState
+from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
 from tests.dashboard.conftest import drawn_numbers
-from workers.engine import assemble
-from workers.jobs.state import CellCount, JobState
-from workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
 
 SUMMARY = {
     "mse": 0.02,

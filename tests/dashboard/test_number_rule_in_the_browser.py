@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from dashboard.app import _FMT_JS
-from dashboard.figures.theme import fmt, fmt_se
+from headdiv.dashboard.app import _FMT_JS
+from headdiv.dashboard.figures.theme import fmt, fmt_se
 
 VALUES = [0.41, 0.404, 0.75, 1, 0, 123456.0, 1.2345e-5, 0.000987, 4.31e9, 0.0195, 2.0, 99.95, -0.0123, 0.1]
 ERRORS = [None, 0.013, 0.0003, 2.5, 1e-6, 0.0]

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.app import build_registry
-from dashboard.state import Param, Registry, State, scenario_params
-from dashboard.views import VIEWS
-from workers.schemas import Scenario
+from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.state import Param, Registry, State, scenario_params
+from headdiv.dashboard.views import VIEWS
+from headdiv.workers.schemas import Scenario
 
 REG = build_registry(VIEWS)
 
@@ -142,7 +142,7 @@ def test_any_query_string_gives_a_valid_scenario(H: int, theta: float, n: int, j
 
 def test_notices_use_the_labels_on_the_page_not_url_keys() -> None:
     """A view's parameter is named in notices by its control's label, read from the built layout."""
-    from dashboard.app import _layout, build_registry, control_labels
+    from headdiv.dashboard.app import _layout, build_registry, control_labels
 
     reg = build_registry(VIEWS)
     reg.label(control_labels(_layout(reg, VIEWS)))

@@ -7,15 +7,15 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from dashboard.app import build_registry
-from dashboard.presets import PRESETS
-from dashboard.tour_panel import active_preset, distribution, preset_story, question_at, step_key
-from dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
-from dashboard.views import VIEWS
-from dashboard.views.architecture import architecture_request
-from dashboard.views.diversity import sweep_request
-from workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario
-from workers.schemas.polls import PollCreate
+from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.tour_panel import active_preset, distribution, preset_story, question_at, step_key
+from headdiv.dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
+from headdiv.dashboard.views import VIEWS
+from headdiv.dashboard.views.architecture import architecture_request
+from headdiv.dashboard.views.diversity import sweep_request
+from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario
+from headdiv.workers.schemas.polls import PollCreate
 
 REG = build_registry(VIEWS)
 STEPS = [(t.id, k, s) for t in TOURS.values() for k, s in enumerate(t.steps, 1)]

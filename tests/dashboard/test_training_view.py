@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from dashboard.app import build_registry
-from dashboard.figures import training as figs
-from dashboard.presets import PRESETS
-from dashboard.views import VIEWS
-from dashboard.views import training as view
+from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.figures import training as figs
+from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.views import VIEWS
+from headdiv.dashboard.views import training as view
+from headdiv.workers.jobs.compute import run_job
+from headdiv.workers.schemas.training import TrainingRequest
 from tests.dashboard.conftest import drawn_numbers
-from workers.jobs.compute import run_job
-from workers.schemas.training import TrainingRequest
 
 TINY = {"base": {"H": 3, "d_k": 2, "n": 32, "queries": 8, "replicates": 6}, "steps": 6, "record_every": 2, "batch": 2}
 
@@ -110,7 +110,7 @@ def test_training_tab_trains_draws_and_plays_in_chromium(page: Any, server_url: 
 
 
 def test_reproduce_commands_name_the_training_route_and_command() -> None:
-    from dashboard.export import reproduce_commands
+    from headdiv.dashboard.export import reproduce_commands
 
     registry = build_registry(VIEWS)
     path, body = view.training_request(registry.parse("?tab=training&trpen=1"))

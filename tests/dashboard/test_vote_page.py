@@ -9,8 +9,8 @@ import httpx
 import pytest
 from flask import Flask
 
-from dashboard.api_client import ApiClient
-from dashboard.vote_page import VOTER_COOKIE, register_vote_page
+from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.vote_page import VOTER_COOKIE, register_vote_page
 
 POLL = "AbCdEfGhIjKlMnOp"
 VIEW: dict[str, Any] = {

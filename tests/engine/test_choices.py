@@ -11,13 +11,13 @@ import pytest
 import torch
 from pydantic import ValidationError
 
-from workers.engine.decomposition import moments
-from workers.engine.geometry import build_geometry
-from workers.schemas import Scenario
-from workers.schemas.bandwidths import bandwidth
-from workers.schemas.kernels import KERNELS
-from workers.schemas.targets import TARGETS
-from workers.schemas.weightings import WEIGHTINGS, AttentionSums
+from headdiv.workers.engine.decomposition import moments
+from headdiv.workers.engine.geometry import build_geometry
+from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.bandwidths import bandwidth
+from headdiv.workers.schemas.kernels import KERNELS
+from headdiv.workers.schemas.targets import TARGETS
+from headdiv.workers.schemas.weightings import WEIGHTINGS, AttentionSums
 
 
 def angles(s: Scenario) -> list[list[float]]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from workers.engine import nw
+from headdiv.workers.engine import nw
 
 
 @pytest.mark.parametrize("width", [5, 12])  # the narrow kernel and the wide one (nw.NARROW_KEYS)
 def test_compiled_matches_eager(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.settings import get_engine_settings
+    from headdiv.workers.settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "compile", "on")
     assert nw.warm_up() is True

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from workers.engine import decomposition as dec
-from workers.engine import hdi_report, simulate
-from workers.engine.diversity import hdi, orthonormal_basis, principal_angles
-from workers.schemas import Scenario
+from headdiv.workers.engine import decomposition as dec
+from headdiv.workers.engine import hdi_report, simulate
+from headdiv.workers.engine.diversity import hdi, orthonormal_basis, principal_angles
+from headdiv.workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}
 
@@ -64,7 +64,7 @@ def test_same_scenario_same_numbers_and_chunking_does_not_matter(monkeypatch: py
     first, second = simulate(s), simulate(s)
     for key in ("mse", "covariance_matrix", "slice", "weightings"):
         assert first[key] == second[key]
-    from workers.settings import get_engine_settings
+    from headdiv.workers.settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "chunk_bytes", 1)  # one replicate per chunk
     np.testing.assert_allclose(simulate(s)["mse"], first["mse"], rtol=1e-6)

@@ -7,8 +7,8 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workers.engine import simulate
-from workers.schemas import Scenario
+from headdiv.workers.engine import simulate
+from headdiv.workers.schemas import Scenario
 
 
 @st.composite

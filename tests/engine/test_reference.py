@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from headdiv.workers.engine import simulate
+from headdiv.workers.engine.diversity import hdi_report
+from headdiv.workers.schemas import Scenario
 from tests.engine import reference
-from workers.engine import simulate
-from workers.engine.diversity import hdi_report
-from workers.schemas import Scenario
 
 SMALL = {"H": 3, "d_k": 2, "n": 12, "replicates": 5, "queries": 3, "noise": 0.7}
 CASES = [
@@ -174,7 +174,7 @@ def test_ar1_with_phi_zero_reproduces_iid_exactly() -> None:
 def test_ar1_chain_is_stationary_with_lag_correlation_phi() -> None:
     import torch
 
-    from workers.engine.sampling import training_sets
+    from headdiv.workers.engine.sampling import training_sets
 
     x, _ = training_sets(3, 0, 64, 200, 3, device=torch.device("cpu"), dtype=torch.float64, phi=0.6)
     assert abs(float(x.var()) - 1.0) < 0.03

@@ -7,7 +7,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from workers.schemas import ArchitectureRequest, DiversitySweepRequest, HDIRequest, Scenario, SurfaceRequest
+from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, HDIRequest, Scenario, SurfaceRequest
 
 DEFAULTS = {
     "H": 4,
@@ -101,7 +101,7 @@ def test_cross_field_rules(data: dict, fragment: str) -> None:
 
 
 def test_budget_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.settings import get_engine_settings
+    from headdiv.workers.settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "max_work", 1000.0)
     with pytest.raises(ValidationError, match="work budget"):

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from workers.engine import keymaps, montecarlo, simulate, simulate_many
-from workers.engine.geometry import build_geometry
-from workers.engine.keymaps import KeyMap, head_maps
-from workers.schemas import Scenario
+from headdiv.workers.engine import keymaps, montecarlo, simulate, simulate_many
+from headdiv.workers.engine.geometry import build_geometry
+from headdiv.workers.engine.keymaps import KeyMap, head_maps
+from headdiv.workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}
 CPU, F32 = torch.device("cpu"), torch.float32

@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from workers.engine import JobCancelled, architecture_theory, assemble, simulate, simulate_many
-from workers.engine.theory import best_split, fit_architecture, fit_diversity_bound, objective
-from workers.jobs.cache.memory import MemoryCache
-from workers.jobs.cells import cached_summaries, cell_id, summarize
-from workers.jobs.compute import compute, run_job
-from workers.jobs.kinds import job_kind
-from workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
+from headdiv.workers.engine import JobCancelled, architecture_theory, assemble, simulate, simulate_many
+from headdiv.workers.engine.theory import best_split, fit_architecture, fit_diversity_bound, objective
+from headdiv.workers.jobs.cache.memory import MemoryCache
+from headdiv.workers.jobs.cells import cached_summaries, cell_id, summarize
+from headdiv.workers.jobs.compute import compute, run_job
+from headdiv.workers.jobs.kinds import job_kind
+from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
 
 BASE = Scenario(replicates=10, queries=6, n=48)
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from workers.engine import simulate
-from workers.engine.errors import JobCancelled
-from workers.engine.sampling import QUERIES, RANDOM_GEOMETRY, TRAINING
-from workers.engine.training import (
+from headdiv.workers.engine import simulate
+from headdiv.workers.engine.errors import JobCancelled
+from headdiv.workers.engine.sampling import QUERIES, RANDOM_GEOMETRY, TRAINING
+from headdiv.workers.engine.training import (
     INIT_HEADS,
     OPTIMIZER_CLASSES,
     RECORDED,
@@ -23,7 +23,7 @@ from workers.engine.training import (
     orthonormal_bases,
     run_training,
 )
-from workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
+from headdiv.workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 TINY = {"H": 3, "d_k": 2, "n": 24, "queries": 6, "replicates": 8, "noise": 0.3, "seed": 3}
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
-from server.settings import ServerSettings
+from headdiv.server.main import create_app
+from headdiv.server.settings import ServerSettings
 from tests.server.helpers import delete_queue, workers
 
 MODES = [

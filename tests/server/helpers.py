@@ -118,7 +118,7 @@ class WorkerProcess:
     def __init__(self, redis_url: str, queue: str, log_path: Path, *, fast_lane: bool = False, **env: str) -> None:
         """A worker of the app's queues (fast, main, low) named after `queue`; with `fast_lane`, of small jobs only."""
         queues = [f"{queue}.fast"] if fast_lane else None
-        code = f"from workers.queue.worker import run_worker; run_worker({redis_url!r}, {queues!r})"
+        code = f"from headdiv.workers.queue.worker import run_worker; run_worker({redis_url!r}, {queues!r})"
         self.log_path = log_path
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(

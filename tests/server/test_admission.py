@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from server.admission import Admission, Busy, Claim, Speed, TooLong
+from headdiv.server.admission import Admission, Busy, Claim, Speed, TooLong
 from tests.server.conftest import MODES, service
 from tests.server.helpers import RUN_SEED, maximal_simulation, poll, small
 

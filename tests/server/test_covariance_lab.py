@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
+from headdiv.server.main import create_app
+from headdiv.workers.engine import simulate
+from headdiv.workers.engine.covariance import lipschitz, run_covariance
+from headdiv.workers.schemas import CovarianceRequest
 from tests.server.conftest import MODES, embedded_settings, service
 from tests.server.helpers import RUN_SEED, poll
-from workers.engine import simulate
-from workers.engine.covariance import lipschitz, run_covariance
-from workers.schemas import CovarianceRequest
 
 ENDED = ("finished", "failed", "canceled")
 TINY = {"H": 3, "d_k": 2, "n": 48, "queries": 8, "noise": 1.0}
@@ -76,7 +76,7 @@ def test_partial_results_and_cancel_reach_the_hooks() -> None:
     seen: list[dict] = []
     run_covariance(request, device="cpu", partial=seen.append)
     assert [len(p["thetas"]) for p in seen] == [1, 2] and not seen[0]["complete"]
-    from workers.engine import JobCancelled
+    from headdiv.workers.engine import JobCancelled
 
     with pytest.raises(JobCancelled):
         run_covariance(request, device="cpu", should_cancel=lambda: True)
@@ -106,7 +106,7 @@ def test_api_runs_caches_and_refuses(api: TestClient) -> None:
 def test_cli_runs_the_lab(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from server import cli
+    from headdiv.server import cli
 
     body = {"thetas": [90], "base": {**TINY, "replicates": 6}}
     assert cli.main(["covariance", json.dumps(body)]) == 0

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
+from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
 from tests.server.helpers import ServerThread, overlong_surface, run_async, slow_surface, small, watch_surface
@@ -124,7 +124,7 @@ def test_engine_warm_up_runs_only_where_jobs_run(
     API must not spend a core compiling what it never runs."""
     import threading
 
-    from server import main
+    from headdiv.server import main
 
     settings = (
         rq_settings(request.getfixturevalue("redis_url"), "hdtest-warm", warm_up=True)

@@ -18,7 +18,7 @@ from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS, CheckContext, load_all_checks
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from server.main import create_app
+from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings, rq_settings
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]

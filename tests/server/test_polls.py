@@ -9,10 +9,10 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from server.main import create_app
-from server.polls import MemoryPolls, RedisPolls, index_key, poll_key, voters_key
+from headdiv.server.main import create_app
+from headdiv.server.polls import MemoryPolls, RedisPolls, index_key, poll_key, voters_key
+from headdiv.workers.schemas.polls import POLL_TTL_S
 from tests.server.conftest import MODES, embedded_settings, rq_settings
-from workers.schemas.polls import POLL_TTL_S
 
 BODY = {"topic": "why-many-heads/3", "choices": ["falls", "stays", "rises"]}
 

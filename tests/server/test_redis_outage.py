@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
+from headdiv.server.main import create_app
 from tests.conftest import need
 from tests.server.conftest import rq_settings
 from tests.server.helpers import RUN_SEED as SEED

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
+from headdiv.server.main import create_app
 from tests.server.conftest import rq_settings
 from tests.server.helpers import RUN_SEED as SEED
 from tests.server.helpers import (

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from server.api.heavy import HeavyWork
-from server.main import create_app
+from headdiv.server.api.heavy import HeavyWork
+from headdiv.server.main import create_app
+from headdiv.workers.models.naming import MAX_LAYERS
+from headdiv.workers.models.safetensors_file import MAX_HEADER_BYTES, MAX_TENSORS
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread
-from workers.models.naming import MAX_LAYERS
-from workers.models.safetensors_file import MAX_HEADER_BYTES, MAX_TENSORS
 
 UPLOAD = {"X-Headdiv-Upload": "1"}
 
@@ -176,7 +176,7 @@ def _multipart(content: bytes, fields: dict[str, str]) -> tuple[bytes, str]:
 @pytest.mark.slow
 def test_an_upload_whose_client_leaves_stops_computing(caplog: pytest.LogCaptureFixture) -> None:
     """500 layers take seconds to measure; the client sends them and hangs up at once."""
-    caplog.set_level(logging.INFO, logger="server.api.routes.models")
+    caplog.set_level(logging.INFO, logger="headdiv.server.api.routes.models")
     app = create_app(embedded_settings(), mount_dashboard=False)
     body, boundary = _multipart(bert_layers(500, d_model=96, rows=96), {"num_heads": "12"})
     with ServerThread(app) as server:
@@ -204,7 +204,7 @@ def test_the_dashboard_client_sends_the_upload_header(api: TestClient) -> None:
     """The dashboard uploads server-side with httpx; it must pass the guard as a same-site client."""
     import httpx
 
-    from dashboard.api_client import ApiClient
+    from headdiv.dashboard.api_client import ApiClient
 
     seen: list[str | None] = []
 

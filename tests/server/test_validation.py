@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
+from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings
 
 JSON = {"content-type": "application/json"}

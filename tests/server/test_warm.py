@@ -10,22 +10,22 @@ import redis
 from fastapi.testclient import TestClient
 from rq import Queue
 
-from dashboard.app import build_registry
-from dashboard.jobs import request_key
-from dashboard.presets import PRESETS
-from dashboard.simulation import simulation_request
-from dashboard.views import VIEWS
-from dashboard.warm import warm_requests
-from server import cli
-from server import main as server_main
-from server.backends.inline import InlineBackend
+from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.jobs import request_key
+from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.simulation import simulation_request
+from headdiv.dashboard.views import VIEWS
+from headdiv.dashboard.warm import warm_requests
+from headdiv.server import cli
+from headdiv.server import main as server_main
+from headdiv.server.backends.inline import InlineBackend
+from headdiv.workers.jobs.cache.memory import MemoryCache
+from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
+from headdiv.workers.schemas import Scenario, SurfaceRequest
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
 from tests.server.helpers import delete_queue, slow_surface, small
-from workers.jobs.cache.memory import MemoryCache
-from workers.jobs.ids import canonical_payload, job_id
-from workers.jobs.kinds import JOB_KINDS, job_kind
-from workers.schemas import Scenario, SurfaceRequest
 
 
 def wait_for(predicate: Any, timeout: float = 120) -> None:

@@ -1,0 +1,167 @@
+"""The dashboard's only way to the API: HTTP through httpx, every failure turned into a readable message.
+
+The dashboard talks to the API over HTTP even when both live in one process, so it behaves the same
+embedded and scaled. Callbacks never see an exception type from httpx or a raw response body: they get
+a `JobState` (the API's own job model, read back from JSON) or an `ApiError` whose message can be put on
+screen as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+import httpx
+from pydantic import ValidationError
+
+from headdiv.workers.jobs.state import JobState
+from headdiv.workers.schemas.fields import error_line
+
+API_PREFIX = "/api/v1"
+UPLOAD_HEADER = "X-Headdiv-Upload"
+UNAVAILABLE = "the API is unavailable"
+
+
+class ApiError(Exception):
+    """A failure the user can read: `message` is shown as is; `status` is the HTTP code, if any."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def describe_422(body: Any) -> str:
+    """The API's 422 body as 'field: reason; field: reason'."""
+    detail = body.get("detail") if isinstance(body, dict) else body
+    if isinstance(detail, str):
+        return detail
+    if not isinstance(detail, list) or not detail:
+        return "the request was refused as invalid"
+    return "; ".join(error_line(item) if isinstance(item, dict) else str(item) for item in detail[:5])
+
+
+def _message(resp: httpx.Response) -> str:
+    try:
+        body = resp.json()
+    except ValueError:
+        body = None
+    if resp.status_code == 422:
+        return describe_422(body)
+    if resp.status_code in (502, 503, 504):
+        return UNAVAILABLE + (
+            f": {body['detail']}" if isinstance(body, dict) and isinstance(body.get("detail"), str) else ""
+        )
+    if resp.status_code == 413:
+        return "the request is too large"
+    if resp.status_code == 429:
+        detail = body.get("detail") if isinstance(body, dict) else None
+        wait = resp.headers.get("retry-after", "a few")
+        return f"the server is busy: {detail}" if isinstance(detail, str) else f"the server is busy; retry in {wait} s"
+    if resp.status_code == 404:
+        detail = body.get("detail") if isinstance(body, dict) else None
+        if isinstance(detail, str) and "job" not in detail.lower():
+            return f"not found: {detail}"
+        return "not found (the job may have expired; try again)"
+    if isinstance(body, dict):
+        detail = body.get("detail") or body.get("error") or body.get("message")
+        if isinstance(detail, dict):
+            detail = detail.get("message", detail)
+        if detail:
+            return f"the API answered {resp.status_code}: {detail}"
+    return f"the API answered {resp.status_code}"
+
+
+def _on_behalf_of() -> dict[str, str]:
+    """The browser's address, so the API counts a dashboard user's work as theirs (`headdiv.server.admission`): the
+    API's uvicorn takes X-Forwarded-For from a trusted peer (FORWARDED_ALLOW_IPS; loopback by default)."""
+    if flask.has_request_context() and flask.request.remote_addr:
+        return {"x-forwarded-for": flask.request.remote_addr}
+    return {}
+
+
+class ApiClient:
+    """Thin synchronous client of the headdiv API for server-side Dash callbacks."""
+
+    def __init__(self, api_url: str, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
+        self.api_url = api_url.rstrip("/")
+        self._timeout = timeout
+        self._client = httpx.Client(
+            base_url=self.api_url + API_PREFIX,
+            timeout=httpx.Timeout(timeout, connect=3.0),
+            transport=transport,
+            headers={"user-agent": "headdiv-dashboard"},
+            # Idle connections are dropped here after 2 s, before uvicorn drops them (5 s): at equal
+            # timeouts a slider moved after a pause could go out on a connection being closed, and fail.
+            limits=httpx.Limits(keepalive_expiry=2.0),
+        )
+
+    def _send(
+        self, method: str, path: str, *, wait: float = 0.0, headers: dict[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
+        try:
+            timeout = httpx.Timeout(self._timeout + wait, connect=3.0)
+            sent = {**_on_behalf_of(), **(headers or {})}
+            resp = self._client.request(method, path, timeout=timeout, headers=sent, **kw)
+        except httpx.TimeoutException:
+            raise ApiError(f"{UNAVAILABLE}: no answer in time", None) from None
+        except httpx.HTTPError as exc:
+            raise ApiError(f"{UNAVAILABLE} ({type(exc).__name__})", None) from None
+        if resp.status_code >= 400:
+            raise ApiError(_message(resp), resp.status_code)
+        return resp
+
+    def _job(self, resp: httpx.Response) -> JobState:
+        try:
+            return JobState.model_validate(resp.json())
+        except (ValueError, ValidationError):
+            raise ApiError(f"the API answered {resp.status_code} with an unreadable job") from None
+
+    def submit(self, path: str, body: dict[str, Any], *, wait: float = 0.0, until: str = "end") -> JobState:
+        """POST a job (`/simulations`, `/surfaces`, ...), blocking up to `wait` seconds for its result (or,
+        `until="progress"`, for its first step: the first cells of a surface, drawn at once)."""
+        params: dict[str, Any] | None = {"wait": wait} if wait else None
+        if params is not None and until != "end":
+            params["until"] = until
+        return self._job(self._send("POST", path, wait=wait, json=body, params=params))
+
+    def job(self, job_id: str) -> JobState:
+        return self._job(self._send("GET", f"/jobs/{job_id}"))
+
+    def cancel(self, job_id: str) -> JobState | None:
+        resp = self._send("DELETE", f"/jobs/{job_id}")
+        try:
+            return JobState.model_validate(resp.json())
+        except (ValueError, ValidationError):
+            return None
+
+    def get(self, path: str, params: dict[str, Any] | None = None, *, slow: float = 0.0) -> dict[str, Any]:
+        """GET an endpoint (e.g. `/theory/architecture`) and return its JSON object; `slow` adds seconds to
+        the time it may take (a computation the API caches once done)."""
+        return self._object(self._send("GET", path, wait=slow, params=params))
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST a JSON body to a cheap endpoint (e.g. `/polls`) and return its JSON object."""
+        return self._object(self._send("POST", path, json=body))
+
+    def upload(
+        self, path: str, *, files: dict[str, Any], data: dict[str, str] | None = None, extra_timeout: float = 0.0
+    ) -> dict[str, Any]:
+        """POST a multipart form (e.g. a .safetensors file to `/models/hdi`) and return its JSON object.
+
+        The upload header tells the API this is no cross-site form post (docs/api.md, "Uploads")."""
+        headers = {UPLOAD_HEADER: "1"}
+        resp = self._send("POST", path, wait=extra_timeout, files=files, data=data, headers=headers)
+        return self._object(resp)
+
+    def _object(self, resp: httpx.Response) -> dict[str, Any]:
+        try:
+            data = resp.json()
+        except ValueError:
+            raise ApiError("the API answered with something that is not JSON") from None
+        if not isinstance(data, dict):
+            raise ApiError("the API answered with an unexpected shape")
+        return data
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,149 @@
+// plotly.js in two bundles (headdiv/dashboard/vendored.py): a 2-D one that evaluates in a sixth of the time,
+// fetched at once, and the full one, fetched the first time a figure holds a trace type the 2-D one lacks
+// (the Surfaces view's 3-D surface). dcc.Graph draws with `window.Plotly` when it is set rather than
+// fetching the full bundle itself, so this object stands in for it: each chart is drawn by one bundle and
+// its later calls go to that bundle (a chart moves to the full one, with its event listeners, when it
+// first needs it); the calls on one chart keep their order.
+//
+// Charts are drawn one per task: a view's figures arrive together, and drawing them all in one task
+// (0.1-0.3 s on two cores) would show none until the last is done; this way the browser paints each
+// chart as it is drawn and handles input in between.
+(function () {
+  var tag = document.getElementById("plotly-bundles");
+  if (!tag || window.Plotly) return;
+  var urls = {small: tag.getAttribute("href"), full: tag.getAttribute("data-full")};
+  var facade = {};
+  var ready = {}; // name -> loaded bundle
+  var loading = {};
+  var drawnBy = new WeakMap(); // chart div -> the name of the bundle that drew it
+  var pending = new WeakMap(); // chart div -> the promise of its last call that had to wait
+  var DRAWS = {react: true, newPlot: true};
+  var turns = []; // draws waiting for a task of their own
+  var busy = false; // a chart was drawn in this task
+  var drewData = false; // a chart with data has been drawn, and not yet announced
+
+  function load(name) {
+    if (!loading[name]) {
+      loading[name] = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = urls[name];
+        s.onload = function () {
+          ready[name] = window.Plotly; // each bundle sets window.Plotly: keep it here, put the facade back
+          window.Plotly = facade;
+          resolve(ready[name]);
+        };
+        s.onerror = function () {
+          delete loading[name];
+          reject(new Error("plotly.js (" + name + ") did not load"));
+        };
+        document.head.appendChild(s);
+      });
+    }
+    return loading[name];
+  }
+  function base() { // the 2-D bundle; should it fail to load, the full one does its work
+    return load("small").catch(function () { return load("full"); });
+  }
+
+  function nextTurn() {
+    var draw = turns.shift();
+    if (draw) {
+      draw();
+      setTimeout(nextTurn, 0);
+      return;
+    }
+    busy = false;
+    if (drewData) { // what typeset_later.js waits for: the charts are on screen, the CPU is free
+      drewData = false;
+      document.dispatchEvent(new Event("headdiv:charts-drawn"));
+    }
+  }
+  function startTurn() {
+    busy = true;
+    setTimeout(nextTurn, 0);
+  }
+  function inTurn(draw) { // draw() in a task where no other chart was drawn; a promise of its result
+    return new Promise(function (resolve, reject) {
+      var go = function () {
+        try { resolve(draw()); } catch (e) { reject(e); }
+      };
+      if (busy) {
+        turns.push(go);
+      } else {
+        startTurn();
+        go();
+      }
+    });
+  }
+
+  function traces(args) { // of react/newPlot: (gd, data, layout, config) or (gd, {data, layout, ...})
+    var a = args[1];
+    return (Array.isArray(a) ? a : a && a.data) || [];
+  }
+  function needsFull(gd, data) {
+    if (!ready.small || drawnBy.get(gd) === "full") return true;
+    var held = ready.small.bundledTraces || [];
+    return data.some(function (t) { return held.indexOf((t && t.type) || "scatter") < 0; });
+  }
+  function run(which, path, args) {
+    var gd = args[0], P = ready[which], owner = drawnBy.get(gd), kept = null;
+    if (owner && owner !== which) { // 2-D so far, now 3-D: the full bundle draws it from scratch
+      kept = gd._ev && gd._ev._events; // dcc.Graph's listeners (hover, click, relayout) move with it
+      ready[owner].purge(gd);
+    }
+    var self = path.length === 2 ? P[path[0]] : P;
+    var out = self[path[path.length - 1]].apply(self, args);
+    if (DRAWS[path[0]] && gd instanceof Element) {
+      drawnBy.set(gd, which);
+      if (traces(args).length) drewData = true;
+    }
+    if (path[0] === "purge") drawnBy.delete(gd);
+    if (kept && gd.on) {
+      Object.keys(kept).forEach(function (ev) {
+        [].concat(kept[ev]).forEach(function (f) { gd.on(ev, f); });
+      });
+    }
+    return out;
+  }
+  function call(name) {
+    var path = name.split(".");
+    var draws = !!DRAWS[path[0]];
+    return function () {
+      var args = Array.prototype.slice.call(arguments);
+      if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
+      var gd = args[0], data = draws ? traces(args) : [];
+      if (ready.small && !pending.get(gd) && !(draws && busy)) { // at once, as plotly.js itself would
+        var which = needsFull(gd, data) ? "full" : "small";
+        if (ready[which]) {
+          if (draws) startTurn();
+          return run(which, path, args);
+        }
+      }
+      var before = pending.get(gd) || Promise.resolve();
+      var p = before.catch(function () {}).then(base).then(function () {
+        var which = needsFull(gd, data) ? "full" : "small";
+        return load(which).then(function () {
+          var go = function () { return run(which, path, args); };
+          return draws ? inTurn(go) : go();
+        });
+      });
+      if (gd instanceof Element) {
+        pending.set(gd, p);
+        var done = function () { if (pending.get(gd) === p) pending.delete(gd); };
+        p.then(done, done);
+      }
+      return p;
+    };
+  }
+
+  ["react", "newPlot", "relayout", "restyle", "update", "redraw", "purge", "extendTraces", "prependTraces",
+    "addTraces", "deleteTraces", "moveTraces", "animate", "addFrames", "deleteFrames", "toImage",
+    "downloadImage"].forEach(function (name) { facade[name] = call(name); });
+  facade.Plots = {resize: call("Plots.resize")};
+  // anything else (Plotly.version, a console session) is read from the 2-D bundle once it is there
+  facade = new Proxy(facade, {
+    get: function (target, key) { return key in target ? target[key] : (ready.small || {})[key]; },
+  });
+  window.Plotly = facade;
+  base().catch(function () {}); // now, while Dash fetches the layout and answers the first callbacks
+})();

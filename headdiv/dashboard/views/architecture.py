@@ -1,0 +1,111 @@
+"""Architecture view: every split H x d_k of a budget D, Monte Carlo against the paper's theory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import Dash, Output, dcc, html
+from dash.development.base_component import Component
+
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
+from headdiv.dashboard.figures import sweeps as figs
+from headdiv.dashboard.figures.theme import empty_figure
+from headdiv.dashboard.jobs import draw_result
+from headdiv.dashboard.state import Param
+from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.views.base import View, ViewJob
+from headdiv.workers.schemas.geometries import GEOMETRIES
+from headdiv.workers.schemas.requests import MAX_BUDGET
+
+
+def architecture_request(state: PageState) -> tuple[str, dict[str, Any]]:
+    """Every split of the budget, on the sidebar's scenario (equiangular heads if its geometry cannot follow H)."""
+    base = {k: v for k, v in state.scenario().items() if k not in ("H", "d_k", "tilts")}
+    if not GEOMETRIES[base["geometry"]].follows_heads:
+        base["geometry"] = "equiangular"
+    return "/architectures", {"base": base, "budget": state.get("budget", 32)}
+
+
+def layout(state: PageState) -> Component:
+    return view_page(
+        [
+            html.Div(
+                control(
+                    "budget D = H × dₖ",
+                    number_input("arch-budget", state.get("budget", 32), low=1, high=MAX_BUDGET),
+                    "budget",
+                    "Total head dimension shared by every split.",
+                ),
+                className="view-controls",
+            ),
+            job_status("arch"),
+            # the view is mounted only while its tab is shown, so a blank chart means its job is running
+            html.Div([graph("arch-mse", "computing every split…")], className="chart-row one"),
+            dcc.Markdown(id="arch-formula", mathjax=True, className="formula"),
+            html.Div(
+                [graph("arch-theory", "computing… the closed-form curves follow the Monte Carlo")],
+                className="chart-row one",
+            ),
+            html.Div(id="arch-theory-error", className="job-status error"),
+            export_bar("arch"),
+        ],
+        "architecture",
+    )
+
+
+def figures(result: dict[str, Any], client: ApiClient) -> tuple[Any, Any, str, str]:
+    """The four outputs of the view for a (possibly partial) result: the splits, the closed-form optimum,
+    the theory curves' error line and the fitted formula."""
+    candidates = result.get("candidates") or []
+    if not any(c.get("mse") is not None for c in candidates):  # a partial result with no split yet
+        return figs.architecture_mse(result), empty_figure("the curves follow the first splits"), "", ""
+    theory = result.get("theory") or {}
+    # a degenerate fit's minimum is only an end of the range (docs/model.md section 7): the closed form is
+    # then drawn with the paper's unit constants, labelled as such, never with the degenerate ones
+    fitted = not theory.get("degenerate")
+    base = result.get("base") or {}
+    params = {
+        "budget": result.get("budget"),
+        "c1": theory.get("c1", 1.0) if fitted else 1.0,
+        "c2": theory.get("c2", 1.0) if fitted else 1.0,
+        "n": base.get("n", 256),
+    }
+    try:
+        curves = figs.theory_curves(
+            client.get("/theory/architecture", params=params),
+            fitted=fitted,
+            # the best of the splits done so far is not the best split: starred once all are measured
+            best=result.get("best") if all(c.get("mse") is not None for c in candidates) else None,
+            n=params["n"],
+            budget=params["budget"],
+        )
+        error = ""
+    except ApiError as exc:
+        curves, error = empty_figure("theory curves unavailable"), f"theory curves: {exc.message}"
+    return figs.architecture_mse(result), curves, error, figs.architecture_formula(result)
+
+
+def register_callbacks(app: Dash, client: ApiClient) -> None:
+    charts = [Output(chart_id(name), "figure") for name in ("arch-mse", "arch-theory")]
+    outputs = [*charts, Output("arch-theory-error", "children"), Output("arch-formula", "children")]
+    draw_result(app, "arch-result", outputs, lambda result: figures(result, client))
+
+
+VIEW = View(
+    id="architecture",
+    label="Architecture",
+    layout=layout,
+    register_callbacks=register_callbacks,
+    url_params=[
+        Param(
+            "budget", "int", 32, component="arch-budget", lo=1, hi=MAX_BUDGET, help="Total head dimension D = H x d_k."
+        )
+    ],
+    description="Many small heads or a few big ones? Every split of a fixed budget, measured and predicted.",
+    jobs=(ViewJob("arch", architecture_request, "architecture", until="progress"),),
+    ignores={
+        "H": "every split H × dₖ of the budget is computed",
+        "d_k": "every split H × dₖ of the budget is computed",
+    },
+)

@@ -1,0 +1,91 @@
+"""Ensemble view: one scenario's bias-variance-covariance decomposition, heads, geometry and fits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import Dash, Input, Output, html
+from dash.development.base_component import Component
+
+from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.components import chart_id, export_bar, graph, radio, view_page
+from headdiv.dashboard.figures import ensemble as figs
+from headdiv.dashboard.ids import view_sim
+from headdiv.dashboard.jobs import draw_result, register_exports
+from headdiv.dashboard.state import Param, State
+from headdiv.dashboard.views.base import View
+
+VIEW_ID = "ensemble"
+
+
+def layout(state: State) -> Component:
+    return view_page(
+        [
+            html.Div([graph("ens-bars"), graph("ens-slice")], className="chart-row"),
+            html.Div([graph("ens-heads")], className="chart-row one"),
+            html.Div(
+                [
+                    html.Div(
+                        [
+                            radio(
+                                "ens-matrix",
+                                {"correlation": "correlation", "covariance": "covariance"},
+                                state.get("matrix", "correlation"),
+                            ),
+                            graph("ens-corr"),
+                        ]
+                    ),
+                    graph("ens-overlap"),
+                ],
+                className="chart-row",
+            ),
+            html.Ul(id="ens-notes", className="notes"),
+            export_bar("sim"),
+        ],
+        "ensemble",
+    )
+
+
+def _figures(result: dict[str, Any], which: str) -> tuple[Any, ...]:
+    notes = [html.Li(n) for n in result.get("notes") or []]
+    return (
+        figs.decomposition_bars(result),
+        figs.slice_figure(result),
+        figs.per_head_mse(result),
+        figs.overlap_heatmap(result),
+        figs.correlation_heatmap(result, which),
+        notes,
+    )
+
+
+def register_callbacks(app: Dash, client: ApiClient) -> None:
+    register_exports(app, "sim", "simulation")
+    charts = [Output(chart_id(name), "figure") for name in ("ens-bars", "ens-slice", "ens-heads", "ens-overlap")]
+    # one drawing callback for every chart of the view: one round trip per new result
+    draw_result(
+        app,
+        view_sim(VIEW_ID),
+        [*charts, Output(chart_id("ens-corr"), "figure"), Output("ens-notes", "children")],
+        lambda result, which: _figures(result, which or "correlation"),
+        Input("ens-matrix", "value"),
+    )
+
+
+VIEW = View(
+    id=VIEW_ID,
+    label="Ensemble",
+    layout=layout,
+    register_callbacks=register_callbacks,
+    url_params=[
+        Param(
+            "matrix",
+            "choice",
+            "correlation",
+            component="ens-matrix",
+            choices=("correlation", "covariance"),
+            help="Heatmap of the heads' error correlation or covariance.",
+        )
+    ],
+    description="One scenario: how bias², variance and covariance add up, head by head.",
+    shows_simulation=True,
+)

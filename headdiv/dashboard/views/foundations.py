@@ -1,0 +1,386 @@
+"""Foundations view: the background lessons, each a few controls, a figure and its formula.
+
+1. why scores are divided by sqrt(d_k); 2. softmax as a Boltzmann distribution; 3. attention entropy
+against the number of heads; 4. the head budget. Every control is a URL parameter (declared below
+through the registry), so a lesson with its settings is a link. The numbers come from
+`GET /api/v1/foundations/...`; bounds are read from the same query models the API validates with
+(`headdiv.workers.schemas.lessons`), so a control can never ask for what the API refuses. Charts live in
+`headdiv/dashboard/figures/foundations.py`, the explanations in `headdiv/dashboard/explanations/lesson-*.md`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dash import Dash, Input, Output, State, dcc, html, no_update
+from dash.development.base_component import Component
+from pydantic import BaseModel
+
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.components import chart_id, control, download_bar, explanation, graph, log_scale, number_input
+from headdiv.dashboard.figures import foundations as figs
+from headdiv.dashboard.figures.theme import empty_figure
+from headdiv.dashboard.ids import view_state
+from headdiv.dashboard.jobs import register_exports
+from headdiv.dashboard.state import Param, checkbox
+from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.views.base import View
+from headdiv.workers.schemas.fields import field_bounds
+from headdiv.workers.schemas.lessons import (
+    MAX_ENTROPY_WEIGHTS,
+    MAX_ENTROPY_WORK,
+    MAX_SCALING_WORK,
+    BudgetQuery,
+    EntropyQuery,
+    ScalingQuery,
+    SoftmaxQuery,
+    entropy_work,
+)
+
+VIEW_ID = "foundations"
+Result = dict[str, Any]
+
+
+def _default(model: type[BaseModel], name: str) -> Any:
+    return model.model_fields[name].get_default(call_default_factory=True)
+
+
+def _int_param(name: str, model: type[BaseModel], field: str, component: str, help_text: str) -> Param:
+    """A whole-number lesson parameter with the query model's own default and bounds."""
+    b = field_bounds(model.model_fields[field])
+    return Param(name, "int", _default(model, field), component=component, lo=b.lo, hi=b.hi, help=help_text)
+
+
+def _log10_slider(default: float) -> dict[str, Any]:
+    """Temperature spans 1e-3..1e3: the slider moves in log10, the state keeps the number itself."""
+    return {
+        "to_component": lambda v: math.log10(v),
+        "from_component": lambda c: round(10 ** float(c), 6) if c is not None else default,
+    }
+
+
+def _heads_from_component(raw: Any) -> list[float]:
+    return [float(h) for h in (raw or [])]
+
+
+_T = field_bounds(SoftmaxQuery.model_fields["temperature"])
+URL_PARAMS: list[Param] = [
+    _int_param("sc_dk", ScalingQuery, "d_k", "fd-sc-dk", "Scaling lesson: head dimension d_k."),
+    _int_param("sc_n", ScalingQuery, "samples", "fd-sc-n", "Scaling lesson: random (query, key) pairs."),
+    _int_param("fseed", ScalingQuery, "seed", "fd-seed", "Seed of the scaling and entropy lessons."),
+    Param(
+        "sm_scores",
+        "floats",
+        _default(SoftmaxQuery, "scores"),
+        component="fd-sm-scores",
+        max_items=64,
+        help="Softmax lesson: the scores s_i (comma separated).",
+    ),
+    Param(
+        "sm_T",
+        "float",
+        1.0,
+        component="fd-sm-t",
+        lo=_T.lo,
+        hi=_T.hi,
+        help="Softmax lesson: temperature T.",
+        **_log10_slider(1.0),
+    ),
+    _int_param("en_d", EntropyQuery, "d_model", "fd-en-d", "Entropy lesson: d_model."),
+    _int_param("en_len", EntropyQuery, "seq_len", "fd-en-len", "Entropy lesson: tokens per sequence."),
+    Param(
+        "en_heads",
+        "floats",
+        [float(h) for h in _default(EntropyQuery, "heads")],
+        component="fd-en-heads",
+        max_items=12,
+        to_component=lambda v: [int(h) for h in (v or [])],
+        from_component=_heads_from_component,
+        help="Entropy lesson: head counts H compared.",
+    ),
+    checkbox("en_scaled", True, "fd-en-scaled", "Entropy lesson: divide scores by sqrt(d_k)."),
+    _int_param("bu_d", BudgetQuery, "d_model", "fd-bu-d", "Budget lesson: d_model."),
+    _int_param("bu_H", BudgetQuery, "H", "fd-bu-h", "Budget lesson: number of heads (must divide d_model)."),
+    _int_param("bu_len", BudgetQuery, "seq_len", "fd-bu-len", "Budget lesson: sequence length n."),
+]
+
+HEAD_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Requests from the page state
+# ---------------------------------------------------------------------------------------------------
+
+
+def scaling_params(st: PageState) -> dict[str, Any]:
+    d_k, samples = int(st.get("sc_dk", 64)), int(st.get("sc_n", 4000))
+    limit = MAX_SCALING_WORK // max(d_k, 1)  # the API's samples * d_k budget: shrink samples rather than fail
+    return {"d_k": d_k, "samples": max(100, min(samples, limit)), "seed": int(st.get("fseed", 0))}
+
+
+def softmax_params(st: PageState) -> dict[str, Any]:
+    return {"scores": list(st.get("sm_scores") or []), "temperature": st.get("sm_T", 1.0)}
+
+
+def entropy_params(st: PageState) -> dict[str, Any]:
+    d = int(st.get("en_d", 128))
+    heads = sorted({int(h) for h in (st.get("en_heads") or []) if h >= 1 and d % int(h) == 0}) or [1]
+    n = int(st.get("en_len", 64))
+    # as many random sequences (up to 8) as the API's two budgets allow; 1 beyond them, and the API explains
+    by_weights = MAX_ENTROPY_WEIGHTS // max(n * n * sum(heads), 1)
+    by_work = MAX_ENTROPY_WORK // max(entropy_work(d, n, 1, len(heads)), 1)
+    return {
+        "d_model": d,
+        "seq_len": n,
+        "heads": heads,
+        "scaled": bool(st.get("en_scaled", True)),
+        "seed": int(st.get("fseed", 0)),
+        "samples": int(max(1, min(8, by_weights, by_work))),
+    }
+
+
+def budget_params(st: PageState) -> dict[str, Any]:
+    return {"d_model": int(st.get("bu_d", 512)), "H": int(st.get("bu_H", 8)), "seq_len": int(st.get("bu_len", 1024))}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Layout and callbacks
+# ---------------------------------------------------------------------------------------------------
+
+
+def _lesson(title: str, controls: list[Component], charts: list[Component], lesson: str) -> Component:
+    """One lesson's panel: its controls, charts, a line for the API's refusals, and its explanation."""
+    return html.Section(
+        [
+            html.H3(title),
+            html.Div(controls, className="view-controls"),
+            html.Div(charts, className="chart-row" if len(charts) > 1 else "chart-row one"),
+            html.Div(id=f"fd-{lesson}-error", className="job-status error", role="status"),
+            dcc.Store(id=f"fd-{lesson}-key"),
+            dcc.Store(id=f"fd-{lesson}-result"),
+            download_bar(f"fd-{lesson}"),
+            explanation(f"lesson-{lesson}"),
+        ],
+        className="lesson",
+    )
+
+
+def _slider(
+    cid: str,
+    lo: float,
+    hi: float,
+    value: Any,
+    step: float = 1,
+    marks: dict[Any, str] | None = None,
+    direct: bool = True,
+) -> Any:
+    return dcc.Slider(lo, hi, step, value=value, id=cid, marks=marks, allow_direct_input=direct)
+
+
+_PARAMS = {p.name: p for p in URL_PARAMS}
+
+
+def _number(state: PageState, name: str, label: str, help_text: str, step: float = 1) -> Component:
+    """A number box for the URL parameter `name`, within its query model's own bounds."""
+    p = _PARAMS[name]
+    box = number_input(p.component or name, state.get(name, p.default), low=p.lo, high=p.hi, step=step)
+    return control(label, box, name, help_text)
+
+
+def layout(state: PageState) -> Component:
+    sc = field_bounds(ScalingQuery.model_fields["d_k"])
+    return html.Div(
+        [
+            _lesson(
+                "1 · Why scale by √d_k",
+                [
+                    control(
+                        "d_k",
+                        _slider(
+                            "fd-sc-dk",
+                            sc.lo or 1,
+                            sc.hi or 1024,
+                            state.get("sc_dk", 64),
+                            marks={1: "1", 256: "256", 512: "512", 1024: "1024"},
+                        ),
+                        "sc_dk",
+                        "Head dimension.",
+                    ),
+                    _number(state, "sc_n", "samples", "Random pairs drawn.", step=100),
+                    _number(state, "fseed", "seed", "Seed of the draws."),
+                ],
+                [graph("fd-scaling", "open this tab to draw"), graph("fd-cosine")],
+                "scaling",
+            ),
+            _lesson(
+                "2 · Softmax as a Boltzmann distribution",
+                [
+                    control(
+                        "scores s_i",
+                        dcc.Input(
+                            id="fd-sm-scores",
+                            type="text",
+                            debounce=True,
+                            value=", ".join(str(s) for s in state.get("sm_scores", [])),
+                            className="text-input",
+                        ),
+                        "sm_scores",
+                        "Two to 64 numbers in [-1000, 1000], comma separated.",
+                    ),
+                    control(
+                        "temperature T (log scale)",
+                        log_scale(
+                            _slider(
+                                "fd-sm-t",
+                                -3,
+                                3,
+                                math.log10(state.get("sm_T", 1.0)),
+                                0.05,
+                                marks={-3: "0.001", -2: "0.01", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1000"},
+                                direct=False,  # the box would show log10(T), not T
+                            ),
+                            10,
+                        ),
+                        "sm_T",
+                        "Softmax temperature.",
+                    ),
+                ],
+                [graph("fd-softmax"), graph("fd-softmax-entropy")],
+                "softmax",
+            ),
+            _lesson(
+                "3 · Attention entropy against the number of heads",
+                [
+                    _number(state, "en_d", "d_model", "Model dimension split into H heads."),
+                    _number(state, "en_len", "sequence length", "Tokens per sequence."),
+                    control(
+                        "head counts H",
+                        dcc.Checklist(
+                            id="fd-en-heads",
+                            options=[{"label": str(h), "value": h} for h in HEAD_CHOICES],
+                            value=[int(h) for h in state.get("en_heads", [])],
+                            inline=True,
+                        ),
+                        "en_heads",
+                        "Those that do not divide d_model are skipped.",
+                    ),
+                    control(
+                        "scores",
+                        dcc.Checklist(
+                            id="fd-en-scaled",
+                            options=[{"label": "scaled by √d_k", "value": "on"}],
+                            value=["on"] if state.get("en_scaled", True) else [],
+                        ),
+                        "en_scaled",
+                        "Divide scores by sqrt(d_k).",
+                    ),
+                ],
+                [graph("fd-entropy")],
+                "entropy",
+            ),
+            _lesson(
+                "4 · The head budget",
+                [
+                    _number(state, "bu_d", "d_model", "Model dimension."),
+                    _number(state, "bu_H", "H", "Heads; must divide d_model."),
+                    _number(state, "bu_len", "sequence length n", "Tokens."),
+                ],
+                [graph("fd-budget"), html.Div(id="fd-budget-table", className="budget-table-wrap")],
+                "budget",
+            ),
+        ],
+        className="foundations",
+    )
+
+
+def _state(data: Any) -> PageState | None:
+    """The page state when this tab is shown; None otherwise (nothing is fetched for a hidden tab)."""
+    if not data or data.get("tab") != VIEW_ID:
+        return None
+    return PageState.from_data(data)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """What one lesson's panel shows: the request a state makes, and how its answer is drawn."""
+
+    lesson: str
+    params: Callable[[PageState], dict[str, Any]]
+    draw: Callable[[Result], tuple[Any, ...]]
+    outputs: tuple[tuple[str, str], ...]
+    """(component id, property) of each drawn thing; the first is always a chart."""
+
+
+PANELS: tuple[Panel, ...] = (
+    Panel(
+        "scaling",
+        scaling_params,
+        lambda r: (figs.scaling_histograms(r), figs.cosine_curve(r)),
+        (("fd-scaling", "figure"), ("fd-cosine", "figure")),
+    ),
+    Panel(
+        "softmax",
+        softmax_params,
+        lambda r: (figs.softmax_figure(r), figs.entropy_temperature_figure(r)),
+        (("fd-softmax", "figure"), ("fd-softmax-entropy", "figure")),
+    ),
+    Panel("entropy", entropy_params, lambda r: (figs.entropy_heads_figure(r),), (("fd-entropy", "figure"),)),
+    Panel(
+        "budget",
+        budget_params,
+        lambda r: (figs.budget_figure(r), figs.budget_table(r)),
+        (("fd-budget", "figure"), ("fd-budget-table", "children")),
+    ),
+)
+
+
+def _register_panel(app: Dash, client: ApiClient, panel: Panel) -> None:
+    """Fetch one lesson when its own parameters change (the last request is kept in a store, so
+    moving another lesson's slider sends nothing) and draw it; an API refusal is shown, never raised.
+    Meanwhile the other outputs show an empty chart (or nothing, for a table)."""
+    lesson, n = panel.lesson, len(panel.outputs)
+    outputs = [Output(chart_id(cid) if prop == "figure" else cid, prop) for cid, prop in panel.outputs]
+    blanks = tuple(empty_figure("") if prop == "figure" else "" for _, prop in panel.outputs[1:])
+
+    @app.callback(
+        *outputs,
+        Output(f"fd-{lesson}-error", "children"),
+        Output(f"fd-{lesson}-key", "data"),
+        Output(f"fd-{lesson}-result", "data"),
+        Input(view_state(VIEW_ID), "data"),
+        State(f"fd-{lesson}-key", "data"),
+        prevent_initial_call=True,  # the tab's gated state arrives when the tab is shown
+    )
+    def _update(data: Any, last: Any) -> Any:
+        st = _state(data)
+        if st is None:
+            return (no_update,) * (n + 3)
+        request = panel.params(st)
+        if request == last:
+            return (no_update,) * (n + 3)
+        try:
+            result = client.get(f"/foundations/{lesson}", params=request)
+        except ApiError as exc:
+            retry = None if exc.status is None or exc.status >= 500 else request  # an outage is retried
+            return (empty_figure(exc.message), *blanks, exc.message, retry, None)
+        return (*panel.draw(result), "", request, {"key": request, "result": result})
+
+
+def register_callbacks(app: Dash, client: ApiClient) -> None:
+    for panel in PANELS:
+        _register_panel(app, client, panel)
+        register_exports(app, f"fd-{panel.lesson}", f"lesson-{panel.lesson}")
+
+
+VIEW = View(
+    id=VIEW_ID,
+    label="Foundations",
+    layout=layout,
+    register_callbacks=register_callbacks,
+    url_params=URL_PARAMS,
+    description="The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget.",
+    ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},
+)

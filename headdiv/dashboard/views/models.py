@@ -1,0 +1,357 @@
+"""Real models view: the Head Diversity Index of trained Transformers, layer by layer.
+
+A built-in model (shipped in an optional package, works offline) or an uploaded `.safetensors` file is
+sent to the API (`/api/v1/models/...`); the answer is drawn (`headdiv/dashboard/figures/models.py`) as per-layer
+key/query HDI bars against the HDI of random subspaces of the same shapes, and the key-overlap heatmap
+of a chosen layer. The built-in's name, the layer and the baseline seed are URL parameters; an upload is
+not (a link cannot carry a file), so the status line says which model is on screen.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash.development.base_component import Component
+
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.components import chart_id, control, download_bar, graph, number_input, radio, view_page
+from headdiv.dashboard.export import head_clusters_csv
+from headdiv.dashboard.figures import models as figs
+from headdiv.dashboard.ids import view_state
+from headdiv.dashboard.jobs import register_exports
+from headdiv.dashboard.state import Param
+from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.views.base import View
+from headdiv.workers.schemas.builtin_models import BUILTINS
+from headdiv.workers.schemas.fields import MAX_SEED
+
+VIEW_ID = "models"
+Result = dict[str, Any]
+DEFAULT_MODEL = next(iter(BUILTINS))
+MAX_LAYER = 255
+UPLOAD_MAX_BYTES = 256 << 20
+"""Refused in the browser beyond this (the API's own cap, `HEADDIV_MAX_UPLOAD_BYTES`, answers 413)."""
+UPLOAD_WAIT_S = 60.0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Figures (pure)
+# ---------------------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------------------
+# Talking to the API
+# ---------------------------------------------------------------------------------------------------
+
+
+def decode_upload(contents: str) -> bytes:
+    """dcc.Upload's `data:<type>;base64,<data>` to bytes; ValueError with a readable reason."""
+    try:
+        _, data = contents.split(",", 1)
+        return base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error) as exc:
+        raise ValueError(f"the upload could not be decoded ({exc})") from None
+
+
+def upload_hdi(client: ApiClient, name: str, content: bytes, num_heads: Any, num_kv_heads: Any, seed: int) -> Result:
+    """POST the file as multipart to /models/hdi (the API checks it; 422 explains what is wrong)."""
+    form = {"seed": str(seed)}
+    for key, value in (("num_heads", num_heads), ("num_kv_heads", num_kv_heads)):
+        if value not in (None, ""):
+            form[key] = str(value)
+    files = {"file": (name or "model.safetensors", content, "application/octet-stream")}
+    return client.upload("/models/hdi", files=files, data=form, extra_timeout=UPLOAD_WAIT_S)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Layout and callbacks
+# ---------------------------------------------------------------------------------------------------
+
+
+def layout(state: PageState) -> Component:
+    return view_page(
+        [
+            dcc.Store(id="mdl-result"),
+            html.Div(
+                [
+                    control(
+                        "built-in model",
+                        dcc.Dropdown(
+                            id="mdl-model",
+                            options=[{"label": n, "value": n} for n in BUILTINS],
+                            value=state.get("model", DEFAULT_MODEL),
+                            clearable=False,
+                        ),
+                        "model",
+                        "Example weights shipped in an optional package (works offline).",
+                    ),
+                    control(
+                        "layer",
+                        dcc.Slider(0, 5, 1, value=state.get("layer", 0), id="mdl-layer"),
+                        "layer",
+                        "Layer whose key overlap is drawn.",
+                    ),
+                    control(
+                        "baseline seed",
+                        number_input("mdl-seed", state.get("mseed", 0), low=0),
+                        "mseed",
+                        "Seed of the random subspaces.",
+                    ),
+                    html.Button("Show the built-in model", id="mdl-builtin-btn", n_clicks=0, className="btn btn-small"),
+                ],
+                className="view-controls",
+            ),
+            html.Div(
+                [
+                    control(
+                        "num_heads",
+                        number_input("mdl-num-heads", low=1, high=4096, placeholder="from the file"),
+                        "num_heads",
+                        "Query heads per layer, when the file does not say.",
+                    ),
+                    control(
+                        "num_kv_heads",
+                        number_input("mdl-num-kv", low=1, high=4096, placeholder="= num_heads"),
+                        "num_kv_heads",
+                        "Key/value heads of a grouped-query model.",
+                    ),
+                    dcc.Upload(
+                        id="mdl-upload",
+                        children=html.Div(["Drop a ", html.B(".safetensors"), " file here or click to choose"]),
+                        accept=".safetensors",
+                        max_size=UPLOAD_MAX_BYTES,
+                        multiple=False,
+                        className="upload-box",
+                        style={
+                            "border": "2px dashed #bbb",
+                            "borderRadius": "8px",
+                            "padding": "14px",
+                            "textAlign": "center",
+                            "cursor": "pointer",
+                            "minWidth": "260px",
+                        },
+                    ),
+                ],
+                className="view-controls",
+            ),
+            html.Div(id="mdl-status", className="job-status", role="status"),
+            html.Div(
+                [
+                    html.Div(
+                        [graph("mdl-layers", "open this tab to measure the built-in model")], className="chart-row one"
+                    ),
+                    html.Div([graph("mdl-overlap"), graph("mdl-angles")], className="chart-row"),
+                    download_bar("mdl"),
+                    html.H4("Heads clustered and ranked"),
+                    html.Div(
+                        [
+                            control(
+                                "heads",
+                                radio(
+                                    "mdl-heads",
+                                    {"key": "key heads", "query": "query heads"},
+                                    state.get("mheads", "key"),
+                                ),
+                                "mheads",
+                                "Which heads are clustered: key heads (one per key group) or query heads, labelled by group.",
+                            ),
+                            html.Button(
+                                "Download clusters CSV", id="mdl-dl-clusters", n_clicks=0, className="btn btn-small"
+                            ),
+                            dcc.Download(id="mdl-clusters-download"),
+                        ],
+                        className="view-controls",
+                    ),
+                    html.Div([graph("mdl-dendro"), graph("mdl-clustered")], className="chart-row"),
+                    html.Div([graph("mdl-contrib")], className="chart-row one"),
+                    html.Div(id="mdl-prune", className="verdict", role="status"),
+                ],
+                id="mdl-charts",
+            ),
+        ],
+        "models",
+    )
+
+
+SHOWN: dict[str, str] = {}
+HIDDEN = {"display": "none"}
+BUILTIN_SECONDS = 60.0
+"""A built-in model's first measurement reads and decomposes every layer (seconds; cached after)."""
+
+
+def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
+    """The built-in model's entry, the status line and the charts' visibility: a refusal reads as one
+    sentence with no blank charts under it, in the same round trip."""
+    try:
+        result = client.get(f"/models/builtin/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
+    except ApiError as exc:
+        return {"error": exc.message}, sentence(exc.message), HIDDEN
+    entry = {"source": "builtin", "model": model, "seed": seed, "result": result}
+    return entry, figs.summary(entry), SHOWN
+
+
+def sentence(message: str) -> str:
+    """An API refusal as one plain sentence (capital first, full stop last): the page shows it alone."""
+    text = message.strip()
+    if not text:
+        return "The model could not be measured."
+    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def register_callbacks(app: Dash, client: ApiClient) -> None:
+    register_exports(app, "mdl", "real-model-hdi")
+
+    @app.callback(
+        Output("mdl-result", "data"),
+        Output("mdl-status", "children"),
+        Output("mdl-charts", "style"),
+        Input(view_state(VIEW_ID), "data"),
+        Input("mdl-upload", "contents"),
+        Input("mdl-builtin-btn", "n_clicks"),
+        Input("mdl-num-heads", "value"),
+        Input("mdl-num-kv", "value"),
+        State("mdl-upload", "contents"),
+        State("mdl-upload", "filename"),
+        State("mdl-result", "data"),
+        prevent_initial_call=True,
+    )
+    def _load(
+        data: Any,
+        _uploaded: Any,
+        _clicks: Any,
+        num_heads: Any,
+        num_kv: Any,
+        contents: Any,
+        filename: Any,
+        current: Any,
+    ) -> Any:
+        st = PageState.from_data(data)
+        model = st.get("model", DEFAULT_MODEL)
+        seed = int(st.get("mseed", 0) or 0)
+        trigger = ctx.triggered_id
+        if trigger in ("mdl-upload", "mdl-num-heads", "mdl-num-kv"):
+            # a new file, or new head counts for the file already chosen (after a 422 asking for them)
+            if not contents:
+                return no_update, no_update, no_update
+            try:
+                content = decode_upload(contents)
+                result = upload_hdi(client, str(filename or "model.safetensors"), content, num_heads, num_kv, seed)
+            except ValueError as exc:
+                return no_update, str(exc), no_update
+            except ApiError as exc:
+                return no_update, f"{filename}: {exc.message}", no_update
+            entry = {"source": "upload", "picked": model, "result": result}
+            return entry, figs.summary(entry), SHOWN
+        if trigger == "mdl-builtin-btn":
+            return _builtin(client, model, seed)
+        if not data or st.get("tab") != VIEW_ID:
+            return no_update, no_update, no_update
+        current = current or {}
+        if current.get("source") == "upload" and current.get("picked") == model:
+            return no_update, no_update, no_update  # keep the upload until another built-in is picked
+        if current.get("source") == "builtin" and current.get("model") == model and current.get("seed") == seed:
+            return no_update, no_update, no_update  # a layer change needs no new request
+        return _builtin(client, model, seed)
+
+    @app.callback(
+        Output(chart_id("mdl-layers"), "figure"),
+        Output(chart_id("mdl-overlap"), "figure"),
+        Output(chart_id("mdl-angles"), "figure"),
+        Output(chart_id("mdl-dendro"), "figure"),
+        Output(chart_id("mdl-clustered"), "figure"),
+        Output(chart_id("mdl-contrib"), "figure"),
+        Output("mdl-prune", "children"),
+        Output("mdl-layer", "max"),
+        Output("mdl-layer", "marks"),
+        Input("mdl-result", "data"),
+        Input(view_state(VIEW_ID), "data"),
+        prevent_initial_call=True,
+    )
+    def _figures(entry: Any, data: Any) -> Any:
+        """Every chart of the layer shown (one round trip when the layer or the heads clustered change)."""
+        if not entry or "error" in entry:  # the status line says why, and the charts are hidden
+            return (no_update,) * 9
+        result = entry.get("result") or {}
+        st = PageState.from_data(data)
+        top = max(len(result.get("layers") or []) - 1, 0)
+        layer = min(int(st.get("layer", 0) or 0), top)
+        which = str(st.get("mheads", "key"))
+        marks = {i: str(i) for i in range(0, top + 1, max(1, (top + 1) // 12))}
+        return (
+            figs.layer_bars(result, layer),
+            figs.overlap_heatmap(result, layer),
+            figs.angle_histogram(result, layer),
+            figs.dendrogram_figure(result, layer, which),
+            figs.clustered_heatmap(result, layer, which),
+            figs.contribution_bars(result, layer, which),
+            prune_forecast(result, layer, which),
+            top,
+            marks,
+        )
+
+    @app.callback(
+        Output("mdl-clusters-download", "data"),
+        Input("mdl-dl-clusters", "n_clicks"),
+        State("mdl-result", "data"),
+        prevent_initial_call=True,
+    )
+    def _download(_clicks: Any, entry: Any) -> Any:
+        result = (entry or {}).get("result")
+        if not result:
+            return no_update
+        name = str(result.get("model") or "model").removesuffix(".safetensors")
+        return {"content": head_clusters_csv(result), "filename": f"headdiv-{name}-head-clusters.csv"}
+
+
+def prune_forecast(result: Result, layer: int, which: str) -> str:
+    """One sentence: the heads whose removal costs the layer least diversity, and the clusters found."""
+    layers = result.get("layers") or []
+    if not layers:
+        return ""
+    item = layers[max(0, min(layer, len(layers) - 1))]
+    c = (item.get("clusters") or {}).get(which)
+    if not c:
+        return "Clustering needs three heads or more (and at most 256)."
+    ranked = c["redundant_first"]
+    k = max(1, len(ranked) // 4)
+    names = ", ".join(str(h + 1) for h in ranked[:k])
+    cheapest = c["contribution"][ranked[0]]
+    clusters = len(set(c["labels"]))
+    return (
+        f"Layer {item['layer']}: pruning {which} heads {names} first costs the least diversity (head {ranked[0] + 1} "
+        f"changes HDI by {-cheapest:+.4f} when removed). {clusters} cluster(s) of {len(ranked)} heads at the cut "
+        f"(mean overlap above {1 - c['cut']:g} within a cluster)."
+    )
+
+
+VIEW = View(
+    id=VIEW_ID,
+    label="Real models",
+    layout=layout,
+    register_callbacks=register_callbacks,
+    url_params=[
+        Param(
+            "model",
+            "choice",
+            DEFAULT_MODEL,
+            component="mdl-model",
+            choices=tuple(BUILTINS),
+            help="Built-in model whose heads are measured.",
+        ),
+        Param("layer", "int", 0, component="mdl-layer", lo=0, hi=MAX_LAYER, help="Layer whose key overlap is drawn."),
+        Param("mseed", "int", 0, component="mdl-seed", lo=0, hi=MAX_SEED, help="Seed of the random-subspace baseline."),
+        Param(
+            "mheads",
+            "choice",
+            "key",
+            component="mdl-heads",
+            choices=("key", "query"),
+            help="Heads clustered and ranked: key or query heads.",
+        ),
+    ],
+    description="How diverse are a trained Transformer's heads? Key and query HDI per layer against chance.",
+    ignores={key: "a trained model's heads are measured, not simulated" for key in ("H", "d_k", "n", "theta")},
+)

@@ -1,0 +1,58 @@
+"""Weighting view: uniform, geometric, Fibonacci, optimal and MAW-gated heads side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import Dash, Output, html
+from dash.development.base_component import Component
+
+from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.components import chart_id, download_bar, graph, view_page
+from headdiv.dashboard.controls import VIEW_OWNED, view_owned_control
+from headdiv.dashboard.export import weighting_csv, weighting_result
+from headdiv.dashboard.figures import weighting as figs
+from headdiv.dashboard.ids import view_sim
+from headdiv.dashboard.jobs import draw_result, register_exports
+from headdiv.dashboard.state import Registry, scenario_params
+from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.views.base import View
+
+VIEW_ID = "weighting"
+
+_SCENARIO = Registry(scenario_params())
+
+
+def layout(state: PageState) -> Component:
+    return view_page(
+        [
+            html.Div([view_owned_control(_SCENARIO, state, name) for name in VIEW_OWNED], className="view-controls"),
+            html.Div([graph("wt-schemes"), graph("wt-rho")], className="chart-row"),
+            html.Div([graph("wt-alpha")], className="chart-row one"),
+            download_bar("wt"),
+        ],
+        "weighting",
+    )
+
+
+def _figures(result: dict[str, Any]) -> tuple[Any, ...]:
+    rho = (result.get("scenario") or {}).get("rho")
+    return figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result)
+
+
+def register_callbacks(app: Dash, client: ApiClient) -> None:
+    charts = [Output(chart_id(name), "figure") for name in ("wt-schemes", "wt-rho", "wt-alpha")]
+    draw_result(app, view_sim(VIEW_ID), charts, _figures)
+
+    # The view draws the page's simulation (no job of its own): its downloads are what it shows of it.
+    register_exports(app, "wt", "weighting", view_sim(VIEW_ID), weighting_result, weighting_csv)
+
+
+VIEW = View(
+    id=VIEW_ID,
+    label="Weighting",
+    layout=layout,
+    register_callbacks=register_callbacks,
+    description="How to combine heads: fixed weights from the error moments, or MAW's per-query gating.",
+    shows_simulation=True,
+)

@@ -1,0 +1,96 @@
+"""The page students open on their phones to answer a class poll: `/vote/<poll id>`.
+
+Plain HTML with a form (no script, so it works on any phone and under the site's CSP). Every text on it
+is the tour's own, escaped; nothing a voter sends is shown back. The browser gets a random voter token
+in a cookie when it opens the page, and the form posts it with the choice to the API, which counts one
+answer per token; a post without the cookie (another site's form) is refused.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from html import escape
+
+from flask import Flask, Response, request
+
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.tours import Question
+
+VOTER_COOKIE = "headdiv_voter"
+POLL_ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
+STYLE = """body{font-family:system-ui,sans-serif;margin:0;padding:16px;max-width:520px;line-height:1.4}
+h1{font-size:1.2rem}button{display:block;width:100%;margin:10px 0;padding:14px;font-size:1.1rem;border-radius:10px;
+border:1px solid #888;background:#f4f6fb}.note{padding:10px;border-radius:8px;background:#eef5ee}"""
+
+
+def _page(title: str, body: str, status: int = 200) -> Response:
+    html = (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body>{body}</body></html>"
+    )
+    return Response(html, status=status, mimetype="text/html")
+
+
+def _form(poll_id: str, q: Question) -> str:
+    buttons = "".join(
+        f'<button type="submit" name="choice" value="{escape(c.id)}">{escape(c.label)}</button>' for c in q.choices
+    )
+    return f'<h1>{escape(q.prompt)}</h1><form method="post" action="/vote/{poll_id}">{buttons}</form>'
+
+
+def register_vote_page(server: Flask, client: ApiClient) -> None:
+    from headdiv.dashboard.tour_panel import question_at
+
+    def load(poll_id: str) -> tuple[Question | None, Response | None]:
+        if not POLL_ID.match(poll_id):
+            return None, _page("No such poll", "<h1>No such poll.</h1>", 404)
+        try:
+            poll = client.get(f"/polls/{poll_id}")
+        except ApiError as exc:
+            if exc.status == 404:
+                return None, _page("No such poll", "<h1>This poll is closed or never existed.</h1>", 404)
+            return None, _page("Poll unavailable", f"<h1>{escape(exc.message)}</h1>", 503)
+        q = question_at(str(poll.get("topic", "")))
+        if q is None:
+            return None, _page("No such poll", "<h1>This poll asks nothing this dashboard knows.</h1>", 404)
+        return q, None
+
+    @server.get("/vote/<poll_id>")
+    def vote_form(poll_id: str) -> Response:
+        q, error = load(poll_id)
+        if q is None:
+            return error  # type: ignore[return-value]
+        page = _page("Class poll", _form(poll_id, q))
+        if not request.cookies.get(VOTER_COOKIE):
+            page.set_cookie(
+                VOTER_COOKIE, secrets.token_urlsafe(24), max_age=86400, httponly=True, samesite="Lax", path="/vote"
+            )
+        return page
+
+    @server.post("/vote/<poll_id>")
+    def vote_submit(poll_id: str) -> Response:
+        q, error = load(poll_id)
+        if q is None:
+            return error  # type: ignore[return-value]
+        voter = request.cookies.get(VOTER_COOKIE, "")
+        if not voter:
+            return _page("Class poll", f'<p class="note">Open <a href="/vote/{poll_id}">the poll</a> first.</p>', 400)
+        choice = request.form.get("choice", "")
+        try:
+            client.post(f"/polls/{poll_id}/answers", {"choice": choice, "voter": voter})
+        except ApiError as exc:
+            if exc.status == 409:  # the API's sentence carries its status line; a student needs only this
+                note = "This phone has answered this poll already: one answer per phone. Watch the screen."
+                return _page("Class poll", f'<p class="note">{note}</p>', 409)
+            if exc.status == 422:
+                return _page(
+                    "Class poll", '<p class="note">That is not one of the answers.</p>' + _form(poll_id, q), 422
+                )
+            return _page("Class poll", f'<p class="note">{escape(exc.message)}</p>', 503)
+        picked = q.choice(choice)
+        label = picked.label if picked else choice
+        return _page(
+            "Class poll", f'<p class="note" id="voted">Counted: “{escape(label)}”. Watch the screen for the answer.</p>'
+        )

@@ -1,0 +1,87 @@
+"""How job states become HTTP responses, and the `?wait=` loop they share."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+from typing import Any, Literal
+
+from fastapi import Query, Request, Response
+from pydantic import BaseModel
+
+from headdiv.server.api.deps import call
+from headdiv.server.backends.base import JobBackend
+from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.kinds import job_kind
+from headdiv.workers.jobs.state import CellCount, JobState
+
+WaitQuery = Query(0.0, ge=0, le=60, allow_inf_nan=False, description="Seconds to wait for the result (0..60).")
+Until = Literal["end", "progress"]
+UntilQuery = Query(
+    "end",
+    description="What `wait` waits for: `end`, the job's end; `progress`, its end or its next step (a cell "
+    "done, or more progress than when the request arrived), so a client draws partial results at once.",
+)
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    413: {"description": "Request body too large."},
+    503: {"description": "The queue or cache (Redis) is unreachable; retry later."},
+}
+JOB_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": JobState, "description": "The job has ended: finished (with its result), failed or canceled."},
+    202: {"model": JobState, "description": "The job is queued or running; poll `GET /api/v1/jobs/{job_id}`."},
+    429: {
+        "description": "Too much work queued already, by this client or by everyone: retry after the "
+        "`Retry-After` header's seconds (the body's `message` says which bound)."
+    },
+    **ERROR_RESPONSES,
+}
+
+
+def job_response(state: JobState) -> Response:
+    headers = {} if state.done else {"Location": f"/api/v1/jobs/{state.job_id}"}
+    return Response(
+        content=state.to_json(), status_code=200 if state.done else 202, media_type="application/json", headers=headers
+    )
+
+
+def _moved_on(state: JobState, since: JobState) -> bool:
+    """More cells done than `since` (a job made of cells), or more progress (any other job)."""
+    if state.cells is not None:
+        return state.cells.done > (since.cells.done if since.cells is not None else 0)
+    return (state.progress or 0.0) > (since.progress or 0.0)
+
+
+async def settle(backend: JobBackend, state: JobState, wait: float, until: Until = "end") -> JobState:
+    """Re-read the job until it ends (or, `until="progress"`, moves on) or `wait` seconds pass."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    start = state
+    while not state.done and loop.time() < deadline:
+        await asyncio.sleep(min(backend.poll_interval_s, max(0.0, deadline - loop.time())))
+        fresh = await call(backend, backend.get, state.job_id)
+        if fresh is not None:
+            state = fresh
+            if until == "progress" and _moved_on(state, start):
+                break
+    return state
+
+
+def client_of(http: Request) -> str:
+    """Whose work a request adds to: the peer's address (uvicorn puts a trusted proxy's X-Forwarded-For
+    there, FORWARDED_ALLOW_IPS; the dashboard forwards its browser's address so)."""
+    return http.client.host if http.client else "unknown"
+
+
+async def submit(
+    backend: JobBackend, kind: str, request: BaseModel, wait: float, client: str = "", until: Until = "end"
+) -> Response:
+    jid = job_id(kind, canonical_payload(request))
+    state = await backend.cached(jid)
+    if state is None:
+        state = await call(backend, partial(backend.submit, client=client), kind, request, jid)
+    state = await settle(backend, state, wait, until)
+    if state.cached and state.cells is None and job_kind(kind).made_of_cells:
+        total = len(request.scenarios())  # type: ignore[attr-defined]
+        state = state.model_copy(update={"cells": CellCount(total=total, done=total, from_cache=total)})
+    return job_response(state)

@@ -1,0 +1,178 @@
+"""Real-model HDI API: built-in example models and safetensors uploads.
+
+An upload must come from this site's own pages or carry the `X-Headdiv-Upload` header (see
+`headdiv/server/api/origin.py`). Its size is bounded by `max_upload_bytes` (413), and its cost by the reader's
+limits on header bytes, tensors and layers and by the measured work (each a 422 naming the limit). The
+file is read where the form parser spooled it, opened once, only as safetensors - never unpickled - with
+its header and shapes checked before any weight is loaded. The measurement runs in a thread, one upload
+at a time by default (`HeavyWork`: 429 when busy), stops at its time limit (422) and when its client
+disconnects. Everything wrong with a file is a `ModelFileError`, answered 422 naming the form field to
+blame. The readers are imported at the first request that needs them, so the API starts without them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+
+from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
+from headdiv.server.api.origin import UPLOAD_HEADER, check_upload_origin
+from headdiv.server.settings import ServerSettings, get_server_settings
+from headdiv.workers.schemas.builtin_models import BUILTINS
+from headdiv.workers.schemas.fields import MAX_SEED
+
+if TYPE_CHECKING:
+    from headdiv.workers.models import ModelFileError
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/models", tags=["models"])
+
+MAX_HEADS = 4096
+ABSENT: Any = None
+"""The default of an optional form field (None: read from the file)."""
+FORM_FIELDS = frozenset({"file", "num_heads", "num_kv_heads", "seed"})
+UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
+    403: {"description": f"Neither from this site's pages (Origin) nor with the `{UPLOAD_HEADER}` header."},
+    413: {"description": "The upload is larger than `HEADDIV_MAX_UPLOAD_BYTES`."},
+    422: {"description": "A bad form field, or a file that is not safetensors, over a limit, or too slow to measure."},
+    429: {"description": "Every upload slot is busy; retry after `Retry-After` seconds."},
+}
+SeedQuery = Annotated[int, Query(ge=0, le=MAX_SEED, description="Seed of the random-subspace baseline.")]
+
+
+def _settings(request: Request) -> ServerSettings:
+    """The app's settings when it has them (create_app sets app.state.settings), else the environment's."""
+    settings = getattr(request.app.state, "settings", None)
+    return settings if isinstance(settings, ServerSettings) else get_server_settings()
+
+
+def _unprocessable(exc: ModelFileError) -> JSONResponse:
+    return _refuse(exc.field, str(exc))
+
+
+def _refuse(field: str, msg: str) -> JSONResponse:
+    """The same body shape as every other 422 of the API: `detail` list plus one readable `message`."""
+    body = {"detail": [{"loc": ["body", field], "msg": msg, "type": "value_error"}], "message": f"{field}: {msg}"}
+    return JSONResponse(body, status_code=422)
+
+
+@router.get("/builtin", summary="Built-in example models and whether each is installed")
+def get_builtins() -> dict[str, Any]:
+    from headdiv.workers.models import list_builtins
+
+    return {"models": list_builtins()}
+
+
+def _builtin(name: str, seed: int) -> dict[str, Any] | JSONResponse:
+    from headdiv.workers.models import ModelFileError, builtin_hdi
+
+    if name not in BUILTINS:
+        raise HTTPException(404, f"unknown built-in model {name!r}; known: {sorted(BUILTINS)}")
+    try:
+        return builtin_hdi(name, seed)
+    except LookupError as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except ModelFileError as exc:  # a broken installation: say so rather than 500
+        return _unprocessable(exc)
+
+
+BuiltinName = Annotated[str, Path(max_length=200, description="Name from GET /models/builtin.")]
+
+
+def builtin_model_hdi(name: BuiltinName, seed: SeedQuery = 0) -> Any:
+    return _builtin(name, seed)
+
+
+for _method in ("GET", "POST"):
+    router.add_api_route(
+        "/builtin/{name}/hdi",
+        builtin_model_hdi,
+        methods=[_method],
+        name=f"{_method.lower()}_builtin_hdi",
+        summary="Per-layer HDI of a built-in model",
+        responses={404: {"description": "unknown or not installed built-in model"}},
+    )
+
+
+def _uploads(request: Request) -> HeavyWork:
+    settings = _settings(request)
+    return heavy_work(
+        request,
+        "upload_work",
+        lambda: HeavyWork(
+            "model upload",
+            slots=settings.upload_slots,
+            wait_s=settings.busy_wait_s,
+            timeout_s=settings.upload_timeout_s,
+        ),
+    )
+
+
+async def _refuse_unknown_fields(request: Request) -> None:
+    """Unknown form fields are refused as unknown JSON keys are (the form is already parsed and cached)."""
+    form = await request.form()
+    unknown = sorted(set(form.keys()) - FORM_FIELDS)
+    if unknown:
+        raise RequestValidationError(
+            [
+                {"loc": ("body", name), "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}
+                for name in unknown
+            ]
+        )
+
+
+@router.post("/hdi", summary="Per-layer HDI of an uploaded .safetensors model", responses=UPLOAD_RESPONSES)
+async def post_model_hdi(
+    request: Request,
+    file: Annotated[UploadFile, File(description="A .safetensors file (pickles are refused).")],
+    # `int` defaulting to None rather than `int | None`: a form field cannot be null, so the schema says
+    # integer (left out when not given) instead of offering a null that no form can send
+    num_heads: Annotated[int, Form(ge=1, le=MAX_HEADS, description="Query heads per layer.")] = ABSENT,
+    num_kv_heads: Annotated[
+        int, Form(ge=1, le=MAX_HEADS, description="Key/value heads (grouped-query models).")
+    ] = ABSENT,
+    seed: Annotated[int, Form(ge=0, le=MAX_SEED, description="Seed of the random-subspace baseline.")] = 0,
+    upload_header: Annotated[
+        str | None,
+        Header(
+            alias=UPLOAD_HEADER,
+            description="Any non-empty value: required unless the upload comes from this site's own pages "
+            "(a browser's same-origin `Origin`). Web pages of other sites cannot send it.",
+        ),
+    ] = None,
+) -> Any:
+    from headdiv.workers.models import MeasurementStopped, ModelFileError, model_hdi
+
+    check_upload_origin(request, upload_header)
+    await _refuse_unknown_fields(request)
+    settings = _settings(request)
+    limit = settings.max_upload_bytes
+    size = file.size if file.size is not None else file.file.seek(0, os.SEEK_END)
+    if size > limit:
+        raise HTTPException(413, f"upload too large: the limit is {limit} bytes")
+    name = os.path.basename(file.filename or "upload.safetensors")[:200]
+
+    def measure(should_stop: Any) -> dict[str, Any]:
+        return model_hdi(
+            file.file, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
+        )
+
+    try:
+        return await _uploads(request).run(request, measure)
+    except ModelFileError as exc:
+        return _unprocessable(exc)
+    except TimedOut as exc:
+        return _refuse(
+            "file",
+            f"measuring this model took longer than the limit of {exc.limit_s:g} s (HEADDIV_UPLOAD_TIMEOUT_S) "
+            "and was stopped; upload fewer or smaller layers",
+        )
+    except ClientGone as exc:
+        where = f" ({exc.stopped})" if isinstance(exc.stopped, MeasurementStopped) else ""
+        log.warning("model upload %r: the client went away; its measurement was stopped%s", name, where)
+        return Response(status_code=499)  # nobody reads it: the connection is gone

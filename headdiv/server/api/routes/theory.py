@@ -1,0 +1,31 @@
+"""GET /api/v1/theory/architecture: the closed-form curves of docs/model.md section 7 (cheap, no job)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from headdiv.server.api.errors import invalid_body
+from headdiv.server.api.query_text import from_query_text
+from headdiv.workers.schemas import TheoryQuery
+
+if TYPE_CHECKING:
+    TheoryText = TheoryQuery
+else:
+    TheoryText = from_query_text(TheoryQuery)
+
+router = APIRouter(prefix="/theory", tags=["theory"])
+
+
+@router.get("/architecture", summary="Closed-form architecture objective and optimal splits")
+def get_architecture_theory(query: Annotated[TheoryText, Query()]) -> Any:
+    from headdiv.workers.engine import EngineError, architecture_theory
+
+    try:
+        body = json.dumps(architecture_theory(query), allow_nan=False, separators=(",", ":"))
+    except (EngineError, ValueError) as exc:
+        return invalid_body(f"query: {exc}")
+    return Response(content=body, media_type="application/json")

@@ -1,0 +1,288 @@
+"""The embedded runner: a small thread pool in this process and an in-memory job table (no Redis, no fork).
+
+Threads, not processes: torch is loaded once, nothing is forked after it, and progress and cancel
+flags are plain attributes. The table keeps recent jobs for polling; results live in the cache.
+Background jobs (the server's own warm start) run one at a time in a thread of their own and pause,
+between blocks of the engine's work, whenever a user's job is queued or running; a user asking for a
+background job's very computation takes it over at full priority. Small jobs (`headdiv.server.admission`) run
+on a thread of their own, the fast lane, so they never queue behind long ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from headdiv.server.admission import Admission, Claim, Speed
+from headdiv.server.backends.base import BackendHealth
+from headdiv.workers.jobs.cache.base import ResultCache
+from headdiv.workers.jobs.cells import pending
+from headdiv.workers.jobs.compute import compute, running_partial, snapshot
+from headdiv.workers.jobs.failures import describe_failure, timed_out
+from headdiv.workers.jobs.kinds import JobKind, job_kind
+from headdiv.workers.jobs.state import CellCount, JobError, JobState
+
+log = logging.getLogger(__name__)
+MAX_RECORDS = 4096
+"""Finished records beyond this are dropped oldest first; their results stay in the cache."""
+
+
+@dataclass
+class _Run:
+    """A job of this process: its state, what it computes, and the handles that stop it."""
+
+    state: JobState
+    kind: JobKind
+    request: BaseModel
+    cancel: threading.Event = field(default_factory=threading.Event)
+    future: Future[None] | None = None
+    cells: CellCount | None = None
+    """Known once the runner has looked its cells up in the cache."""
+    background: bool = False
+    """Low priority: pauses while users' jobs run."""
+    client: str = ""
+    work: float = 0.0
+    """The work units it was admitted with (its cells not cached at submission)."""
+
+    def update(self, **changes: Any) -> None:
+        self.state = self.state.model_copy(update=changes)
+
+    def view(self, cache: ResultCache) -> JobState:
+        """The state, with the cells done and the partial result of a running multi-cell job."""
+        if self.state.done:
+            return self.state
+        if not self.kind.made_of_cells:
+            return self.state.model_copy(update={"partial": running_partial(self.kind, self.request, cache)})
+        if self.kind.single_cell:
+            return self.state.model_copy(update={"cells": self.cells or CellCount(total=1, done=0, from_cache=0)})
+        cells, partial = snapshot(self.kind, self.request, cache, self.cells.from_cache if self.cells else None)
+        return self.state.model_copy(update={"cells": cells, "partial": partial})
+
+
+def _canceled(message: str = "canceled on request") -> JobError:
+    return JobError(message=message, type="canceled")
+
+
+class InlineBackend:
+    blocking_io = False
+    poll_interval_s = 0.02
+
+    def __init__(
+        self, cache: ResultCache, threads: int, timeout_s: float = 1800, admission: Admission | None = None
+    ) -> None:
+        self.cache = cache
+        self.threads = threads
+        self.timeout_s = timeout_s
+        """Checked between engine steps (threads cannot be killed): a long job ends failed, as a timeout."""
+        self.admission = admission or Admission(job_timeout_s=timeout_s)
+        self.speed: Speed | None = None
+        """This process's engine speed, once measured (all runner threads share its cores)."""
+        self._runs: OrderedDict[str, _Run] = OrderedDict()
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._fast: ThreadPoolExecutor | None = None
+        self._background: ThreadPoolExecutor | None = None
+        self._user_jobs = 0
+        self._idle = threading.Event()
+        self._idle.set()
+        """Set while no user's job is queued or running: background jobs run only then."""
+        self.runs = 0
+        """Engine runs started (tests use it to prove single flight)."""
+
+    def start(self) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="headdiv-job")
+
+    def close(self) -> None:
+        with self._lock:
+            runs = list(self._runs.values())
+        for run in runs:
+            run.cancel.set()
+        self._idle.set()  # paused background jobs see their cancel flag
+        for pool in (self._pool, self._fast, self._background):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._fast = self._background = None
+        for run in runs:  # jobs the shutdown dropped from the pool's queue still end with a reason
+            if run.state.status == "queued":
+                run.update(status="canceled", error=_canceled("the server shut down"))
+
+    async def cached(self, job_id: str) -> JobState | None:
+        raw = self.cache.get(job_id)
+        return JobState.finished(job_id, raw, cached=True) if raw is not None else None
+
+    def submit(
+        self, kind: str, request: BaseModel, job_id: str, *, background: bool = False, client: str = ""
+    ) -> JobState:
+        with self._lock:
+            run = self._runs.get(job_id)
+            if run is not None and not run.state.done:
+                if run.background and not background:
+                    run.client = client
+                    self._promote(run)
+                return run.view(self.cache)
+            raw = self.cache.get(job_id)
+            if raw is not None:
+                return JobState.finished(job_id, raw, cached=True)
+            todo = pending(job_kind(kind), request, self.cache)
+            if not background:
+                claims = (Claim(r.client, r.work) for r in self._runs.values() if not r.state.done and not r.background)
+                self.admission.check(claims, client, todo.work, self.speed)
+            run = _Run(
+                JobState(job_id=job_id, status="queued"),
+                job_kind(kind),
+                request,
+                background=background,
+                client=client,
+                work=todo.work,
+            )
+            self._runs[job_id] = run
+            self._runs.move_to_end(job_id)
+            self._trim()
+            self.runs += 1
+            self._dispatch(run)
+            return run.view(self.cache)
+
+    def _dispatch(self, run: _Run) -> None:
+        """Queue a run on its pool (caller holds the lock); a user's job holds background work back."""
+        if run.background:
+            if self._background is None:
+                self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="headdiv-background")
+            run.future = self._background.submit(self._run, run)
+            return
+        self._user_jobs += 1
+        self._idle.clear()
+        if self.admission.fast(run.work):
+            if self._fast is None:
+                self._fast = ThreadPoolExecutor(max_workers=1, thread_name_prefix="headdiv-fast")
+            run.future = self._fast.submit(self._run, run)
+            return
+        if self._pool is None:
+            self.start()
+        assert self._pool is not None
+        run.future = self._pool.submit(self._run, run)
+
+    def _promote(self, run: _Run) -> None:
+        """A user wants what a background job computes: it runs as theirs (requeued if it had not started)."""
+        run.background = False
+        if run.future is not None and run.future.cancel():
+            self._dispatch(run)
+            return
+        self._user_jobs += 1
+        self._idle.clear()
+
+    def _user_job_ended(self) -> None:
+        with self._lock:
+            self._user_jobs -= 1
+            if self._user_jobs == 0:
+                self._idle.set()
+
+    def get(self, job_id: str) -> JobState | None:
+        run = self._runs.get(job_id)
+        if run is not None:
+            return run.view(self.cache)
+        raw = self.cache.get(job_id)
+        return JobState.finished(job_id, raw, cached=True) if raw is not None else None
+
+    def cancel(self, job_id: str) -> JobState | None:
+        with self._lock:
+            run = self._runs.get(job_id)
+            if run is None:
+                return self.get(job_id)
+            if run.state.status == "queued" and run.future is not None and run.future.cancel():
+                run.update(status="canceled", error=_canceled("canceled on request before it started"))
+                if not run.background:
+                    self._user_jobs -= 1
+                    if self._user_jobs == 0:
+                        self._idle.set()
+            elif not run.state.done:
+                run.cancel.set()
+            return run.state
+
+    def health(self) -> BackendHealth:
+        return BackendHealth(
+            ok=True,
+            queue="inline",
+            cache=self.cache.kind,
+            workers=self.threads,
+            device=_device(),
+            speed=self.speed.slowest if self.speed else None,
+        )
+
+    def _trim(self) -> None:
+        if len(self._runs) <= MAX_RECORDS:
+            return
+        for key in [k for k, r in self._runs.items() if r.state.done]:
+            if len(self._runs) <= MAX_RECORDS:
+                break
+            del self._runs[key]
+
+    def _run(self, run: _Run) -> None:
+        try:
+            self._compute(run)
+        finally:
+            if not run.background:
+                self._user_job_ended()
+
+    def _yield_to_users(self, run: _Run) -> None:
+        """A background job waits here while any user's job is queued or running."""
+        while run.background and not self._idle.wait(0.1) and not run.cancel.is_set():
+            pass
+
+    def _compute(self, run: _Run) -> None:
+        self._yield_to_users(run)
+        if run.cancel.is_set():
+            run.update(status="canceled", error=_canceled())
+            return
+        run.update(status="running")
+
+        def progress(p: float) -> None:
+            run.update(progress=max(run.state.progress, min(1.0, float(p))))
+
+        deadline = time.monotonic() + self.timeout_s
+
+        def should_stop() -> bool:
+            self._yield_to_users(run)
+            return run.cancel.is_set() or (not run.background and time.monotonic() > deadline)
+
+        def counted(cells: CellCount) -> None:
+            run.cells = cells
+
+        try:
+            outcome = compute(
+                run.kind, run.request, self.cache, on_cells=counted, progress=progress, should_cancel=should_stop
+            )
+        except Exception as exc:
+            error = describe_failure(exc)
+            if error.type == "canceled" and not run.cancel.is_set():
+                error = timed_out(self.timeout_s)
+            if error.type != "canceled" and error.message.startswith("internal error"):
+                log.exception("job %s (%s) failed", run.state.job_id, run.kind.name)
+            run.update(status="canceled" if error.type == "canceled" else "failed", error=error)
+            return
+        self.cache.set(run.state.job_id, outcome.raw)
+        run.state = JobState.finished(run.state.job_id, outcome.raw, cached=False, cells=outcome.cells)
+
+
+_DEVICE: str | None = None
+
+
+def _device() -> str:
+    """The device the engine resolves to here (torch is imported once, on first use)."""
+    global _DEVICE
+    if _DEVICE is None:
+        from headdiv.workers.engine import EngineError
+        from headdiv.workers.engine.device import resolve_device
+
+        try:
+            _DEVICE = str(resolve_device(None))
+        except EngineError as exc:
+            return f"unavailable ({exc})"
+    return _DEVICE

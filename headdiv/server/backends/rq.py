@@ -1,0 +1,435 @@
+"""Scaled mode: results in Redis, jobs on an RQ queue run by `headdiv worker` processes.
+
+Single flight across API processes: the result cache is read first, then the RQ job of the same id;
+only when neither holds the answer does one submitter, holding a short Redis claim, enqueue it.
+Every Redis call has a short timeout and becomes `BackendUnavailable` (503), never a hang or a 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import threading
+import time
+import weakref
+from typing import Any
+
+from pydantic import BaseModel
+from redis.asyncio import Redis as AsyncRedis
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from rq import Queue, Retry, Worker
+from rq.exceptions import InvalidJobOperation, NoSuchJobError
+from rq.job import Dependency, Job, JobStatus
+from rq.registry import clean_registries
+from rq.serializers import JSONSerializer
+from rq.worker_registration import clean_worker_registry
+
+from headdiv.server.admission import Admission, Claim, Speed
+from headdiv.server.backends.base import BackendHealth, BackendUnavailable
+from headdiv.server.settings import ServerSettings
+from headdiv.workers.jobs.cache.base import CacheUnavailable
+from headdiv.workers.jobs.cache.redis import RedisCache
+from headdiv.workers.jobs.cells import Pending, pending, plan_chunks
+from headdiv.workers.jobs.compute import running_partial, snapshot
+from headdiv.workers.jobs.failures import timed_out
+from headdiv.workers.jobs.ids import canonical_payload
+from headdiv.workers.jobs.keys import admitted_key, cancel_key, claim_key, result_key, speed_key
+from headdiv.workers.jobs.kinds import job_kind
+from headdiv.workers.jobs.queue import CELLS_TASK, TASK, worker_device
+from headdiv.workers.jobs.redis_client import connect
+from headdiv.workers.jobs.state import JobError, JobState
+
+log = logging.getLogger(__name__)
+CLAIM_TTL_S = 10
+SPEED_FRESH_S = 5.0
+"""How long the API trusts the runners' speeds it read (they change when workers come and go)."""
+PENDING = {
+    JobStatus.QUEUED,
+    JobStatus.DEFERRED,
+    JobStatus.SCHEDULED,
+    JobStatus.CREATED,
+    JobStatus.RATE_LIMITED,
+    JobStatus.READY_TO_ENQUEUE,
+}
+
+ENDED = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
+
+
+class RQBackend:
+    blocking_io = True
+    poll_interval_s = 0.1
+
+    def __init__(self, settings: ServerSettings) -> None:
+        assert settings.redis_url is not None
+        self.settings = settings
+        self.redis = connect(settings.redis_url, settings.redis_socket_timeout_s)
+        cache_url = settings.cache_redis_url or settings.redis_url
+        cache_client = (
+            self.redis if cache_url == settings.redis_url else connect(cache_url, settings.redis_socket_timeout_s)
+        )
+        self.cache = RedisCache(cache_client, settings.cache_ttl_s)
+        self.queue, self.fast_queue, self.low_queue = (
+            Queue(name, connection=self.redis, serializer=JSONSerializer, default_timeout=settings.job_timeout_s)
+            for name in (settings.queue_name, settings.fast_queue_name, settings.low_queue_name)
+        )
+        self.admission = Admission.from_settings(settings)
+        self._speed: tuple[float, Speed | None] = (-SPEED_FRESH_S, None)
+        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncRedis] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._stop = threading.Event()
+        self._maintenance: threading.Thread | None = None
+        self._requests: dict[str, BaseModel] = {}
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the maintenance thread: abandoned jobs are retried or failed even with no worker left."""
+        if self._maintenance is None:
+            self._maintenance = threading.Thread(target=self._maintain, name="headdiv-rq-maintenance", daemon=True)
+            self._maintenance.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._maintenance is not None:
+            self._maintenance.join(timeout=5)
+            self._maintenance = None
+
+    async def aclose(self) -> None:
+        """Close the async cache client of the running loop (called at the end of the app's lifespan)."""
+        client = self._async_clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await client.aclose()
+
+    def _maintain(self) -> None:
+        while not self._stop.wait(self.settings.maintenance_interval_s):
+            try:
+                self.clean_once()
+            except RedisError as exc:
+                log.debug("maintenance skipped: %s", exc)
+            except Exception:
+                log.exception("maintenance failed")
+
+    def clean_once(self) -> None:
+        """What an RQ worker's maintenance does, taken under the same lock so only one process does it."""
+        if self.queue.acquire_maintenance_lock():
+            try:
+                clean_registries(self.queue)
+                clean_worker_registry(self.queue)
+            finally:
+                self.queue.release_maintenance_lock()
+
+    # -- jobs ----------------------------------------------------------------------------------
+    async def cached(self, job_id: str) -> JobState | None:
+        """One async GET on the result cache: no worker thread, no job record (the cache-hit path)."""
+        client = self._async_cache_client()
+        try:
+            raw = await client.get(result_key(job_id))
+        except (RedisError, OSError) as exc:
+            raise BackendUnavailable(f"the result cache is unreachable: {exc}") from exc
+        return JobState.finished(job_id, raw, cached=True) if isinstance(raw, bytes) else None
+
+    def _async_cache_client(self) -> AsyncRedis:
+        """redis.asyncio connections belong to one event loop: one client per running loop."""
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.get(loop)
+        if client is None:
+            url = self.settings.cache_redis_url or self.settings.redis_url
+            assert url is not None
+            timeout = self.settings.redis_socket_timeout_s
+            client = AsyncRedis.from_url(
+                url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=AsyncRetry(NoBackoff(), 1)
+            )
+            self._async_clients[loop] = client
+        return client
+
+    def submit(
+        self, kind: str, request: BaseModel, job_id: str, *, background: bool = False, client: str = ""
+    ) -> JobState:
+        try:
+            raw = self.cache.get(job_id)  # the common case first: one round trip for a cache hit
+            if raw is not None:
+                return JobState.finished(job_id, raw, cached=True)
+            found = self._lookup(job_id, submitting=True)
+            if found is not None:
+                if not background and found.status == "queued":
+                    self._promote(job_id)
+                return found
+            if not self.redis.set(claim_key(job_id), b"1", nx=True, ex=CLAIM_TTL_S):
+                return JobState(job_id=job_id, status="queued")  # another submitter is enqueueing this very job
+            try:
+                found = self._lookup(job_id, submitting=True)  # it may have been enqueued meanwhile
+                if found is not None:
+                    return found
+                todo = pending(job_kind(kind), request, self.cache)
+                if background:
+                    queue = self.low_queue
+                else:
+                    self.admission.check(self._claims(), client, todo.work, self.speed())
+                    queue = self.fast_queue if self.admission.fast(todo.work) else self.queue
+                self._enqueue(kind, request, job_id, queue, todo, client)
+            finally:
+                self.redis.delete(claim_key(job_id))
+        except (RedisError, CacheUnavailable) as exc:
+            raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
+        return JobState(job_id=job_id, status="queued")
+
+    def _claims(self) -> list[Claim]:
+        """Work admitted and not ended, per client. Kept beside RQ's records rather than read from its lists,
+        which a job leaves for a moment between being dequeued and being marked started; its status is
+        what tells whether it ended."""
+        key = admitted_key(self.queue.name)
+        entries = {_text(k): v for k, v in self.redis.hgetall(key).items()}
+        if not entries:
+            return []
+        with self.redis.pipeline(transaction=False) as pipe:
+            for job_id in entries:
+                pipe.hget(Job.key_for(job_id), "status")
+            statuses = pipe.execute()
+        claims, ended = [], []
+        for (job_id, entry), status in zip(entries.items(), statuses, strict=True):
+            if status is None or JobStatus(_text(status)) in ENDED:
+                ended.append(job_id)
+            else:
+                client, work = json.loads(entry)
+                claims.append(Claim(str(client), float(work)))
+        if ended:
+            self.redis.hdel(key, *ended)
+        return claims
+
+    def speed(self) -> Speed | None:
+        """The live workers' measured speeds (each publishes its own; see `headdiv.workers.queue.worker`), re-read
+        every few seconds; None until one has measured."""
+        read_at, speed = self._speed
+        now = time.monotonic()
+        if now - read_at < SPEED_FRESH_S:
+            return speed
+        names = {w.name for q in (self.queue, self.fast_queue) for w in Worker.all(connection=self.redis, queue=q)}
+        values = [float(v) for v in self.redis.mget([speed_key(n) for n in sorted(names)]) if v] if names else []
+        speed = Speed(slowest=min(values), total=sum(values)) if values else None
+        self._speed = (now, speed)
+        return speed
+
+    def _enqueue(self, kind: str, request: BaseModel, job_id: str, queue: Queue, todo: Pending, client: str) -> None:
+        """Enqueue the job; a job made of cells not cached yet is fanned out: its missing cells go to chunk
+        jobs that any worker may take (RQ's batch enqueue), and the job itself waits for them (RQ dependencies,
+        failures allowed: it computes any cell a lost chunk left, then assembles its result)."""
+        old = self._fetch(job_id)
+        if old is not None:  # an old failed/canceled/expired run gives way to the new one
+            self._cancel_chunks(old)
+            with contextlib.suppress(NoSuchJobError, ValueError):  # its execution records may be gone already
+                old.delete()
+        self.redis.delete(cancel_key(job_id))
+        s = self.settings
+        common: dict[str, Any] = {
+            "timeout": s.job_timeout_s,
+            "result_ttl": s.result_ttl_s,
+            "failure_ttl": s.result_ttl_s,
+            "retry": Retry(max=s.job_retries) if s.job_retries else None,
+        }
+        meta: dict[str, Any] = {"progress": 0.0, "kind": kind}
+        if queue is not self.low_queue:  # a user's job: counted against the bounds until it ends
+            admitted = admitted_key(self.queue.name)
+            self.redis.hset(admitted, job_id, json.dumps([client, todo.work]))
+            self.redis.expire(admitted, s.job_timeout_s + s.result_ttl_s)
+        chunks: list[Job] = []
+        if job_kind(kind).made_of_cells and not job_kind(kind).single_cell:
+            missing = todo.missing
+            meta["from_cache"] = len(request.scenarios()) - len(missing)  # type: ignore[attr-defined]
+            tag = secrets.token_hex(4)
+            data = [
+                Queue.prepare_data(
+                    CELLS_TASK,
+                    args=(job_id, [missing[k].canonical() for k in part]),
+                    job_id=f"{job_id}-{tag}-{n}",
+                    meta={"progress": 0.0, "kind": "cells", "parent": job_id},
+                    description=f"{kind} {job_id[:12]}: {len(part)} cells",
+                    **common,
+                )
+                for n, part in enumerate(plan_chunks(missing, self._chunk_count()))
+            ]
+            chunks = queue.enqueue_many(data) if data else []
+            meta["chunks"] = [c.id for c in chunks]
+        queue.enqueue(
+            TASK,
+            args=(kind, canonical_payload(request)),
+            job_id=job_id,
+            job_timeout=common["timeout"],
+            result_ttl=common["result_ttl"],
+            failure_ttl=common["failure_ttl"],
+            retry=common["retry"],
+            depends_on=Dependency(jobs=chunks, allow_failure=True) if chunks else None,
+            meta=meta,
+            description=f"{kind} {job_id[:12]}",
+        )
+
+    def _promote(self, job_id: str) -> None:
+        """A user asks for what the warm start queued at low priority: its queued work (the job itself, or the
+        chunks a deferred job waits for) moves to the main queue, so it does not wait behind the rest of the
+        warm start. `remove` succeeding is what makes the move safe: a worker that dequeued the job first keeps
+        it, and it is not enqueued twice. A deferred job's own assembly stays on the low queue (quick)."""
+        job = self._fetch(job_id)
+        if job is None or job.origin != self.low_queue.name:
+            return
+        for queued in [job, *filter(None, (self._fetch(c) for c in (job.meta or {}).get("chunks", [])))]:
+            if queued.get_status(refresh=False) == JobStatus.QUEUED and self.low_queue.remove(queued.id):
+                self.queue.enqueue_job(queued)
+
+    def _chunk_count(self) -> int:
+        """Chunks to split a job into: two per worker listening (so a slow chunk is not alone), at least two."""
+        return max(2, 2 * Worker.count(connection=self.redis, queue=self.queue))
+
+    def _cancel_chunks(self, job: Job) -> None:
+        for chunk in Job.fetch_many(
+            list((job.meta or {}).get("chunks", [])), connection=self.redis, serializer=JSONSerializer
+        ):
+            if chunk is not None and chunk.get_status(refresh=False) in PENDING:
+                with contextlib.suppress(InvalidJobOperation):
+                    chunk.cancel()
+
+    def _view(self, job: Job, state: JobState) -> JobState:
+        """A fanned-out job while its chunks run: running once any chunk runs, with its cells and partial result."""
+        meta = job.meta or {}
+        kind = job_kind(str(meta.get("kind")))
+        if state.done or kind.single_cell:
+            return state
+        if not kind.made_of_cells:
+            return state.model_copy(update={"partial": running_partial(kind, self._request(job), self.cache)})
+        cells, partial = snapshot(kind, self._request(job), self.cache, meta.get("from_cache"))
+        status = state.status
+        if status == "queued" and meta.get("chunks") and (cells.done > cells.from_cache or self._chunk_started(meta)):
+            status = "running"
+        progress = max(state.progress, cells.done / max(1, cells.total))
+        return state.model_copy(update={"status": status, "progress": progress, "cells": cells, "partial": partial})
+
+    def _orphaned(self, job: Job) -> bool:
+        chunks = list((job.meta or {}).get("chunks", []))
+        found = Job.fetch_many(chunks, connection=self.redis, serializer=JSONSerializer)
+        return bool(chunks) and all(c is None for c in found)
+
+    def _chunk_started(self, meta: dict[str, Any]) -> bool:
+        chunks = Job.fetch_many(list(meta.get("chunks", [])), connection=self.redis, serializer=JSONSerializer)
+        return any(c is not None and c.get_status(refresh=False) == JobStatus.STARTED for c in chunks)
+
+    def _request(self, job: Job) -> BaseModel:
+        """The job's validated request (validated once per job and kept: a large surface has many cells)."""
+        request = self._requests.get(job.id)
+        if request is None:
+            kind, payload = job.args
+            request = self._requests[job.id] = job_kind(kind).validate(payload)
+            while len(self._requests) > 64:
+                self._requests.pop(next(iter(self._requests)))
+        return request
+
+    def get(self, job_id: str) -> JobState | None:
+        try:
+            return self._lookup(job_id, submitting=False)
+        except (RedisError, CacheUnavailable) as exc:
+            raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
+
+    def _lookup(self, job_id: str, *, submitting: bool) -> JobState | None:
+        """The job's state; when submitting, None also for runs that should be started afresh."""
+        job = self._fetch(job_id)
+        if job is None:
+            raw = self.cache.get(job_id)
+            return JobState.finished(job_id, raw, cached=True) if raw is not None else None
+        status = job.get_status(refresh=False)
+        progress = float((job.meta or {}).get("progress", 0.0))
+        if status in PENDING:
+            if submitting and status == JobStatus.DEFERRED and self._orphaned(job):
+                return None  # it waits for chunk jobs that no longer exist: run it afresh
+            return self._view(job, JobState(job_id=job_id, status="queued", progress=progress))
+        if status == JobStatus.STARTED:
+            return self._view(job, JobState(job_id=job_id, status="running", progress=progress))
+        if status == JobStatus.FINISHED:
+            ended = _ended(job)
+            if ended is None or ended.status == "finished":
+                raw = self.cache.get(job_id)
+                if raw is not None:
+                    return JobState.finished(job_id, raw, cached=submitting, cells=ended.cells if ended else None)
+                if submitting:
+                    return None  # the result left the cache: run it again
+                expired = JobError(message="the result expired; submit the request again")
+                return JobState(job_id=job_id, status="failed", progress=1.0, error=expired)
+            return None if submitting else ended
+        if submitting:  # failed, canceled or stopped: a new request runs it again
+            return None
+        if status in (JobStatus.CANCELED, JobStatus.STOPPED):
+            error = JobError(message="canceled on request", type="canceled")
+            return JobState(job_id=job_id, status="canceled", progress=progress, error=error)
+        return JobState(job_id=job_id, status="failed", progress=progress, error=_failure(job))
+
+    def _fetch(self, job_id: str) -> Job | None:
+        try:
+            return Job.fetch(job_id, connection=self.redis, serializer=JSONSerializer)
+        except NoSuchJobError:
+            return None
+
+    def cancel(self, job_id: str) -> JobState | None:
+        try:
+            job = self._fetch(job_id)
+            if job is None:
+                return self.get(job_id)
+            status = job.get_status(refresh=False)
+            if status in PENDING or status == JobStatus.STARTED:
+                # the flag first: a worker that dequeues the job a moment from now still sees it
+                self.redis.set(cancel_key(job_id), b"1", ex=self.settings.job_timeout_s + 60)
+            self._cancel_chunks(job)
+            if status in PENDING:
+                with contextlib.suppress(InvalidJobOperation):
+                    job.cancel()
+        except RedisError as exc:
+            raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
+        return self.get(job_id)
+
+    def health(self) -> BackendHealth:
+        try:
+            self.redis.ping()
+            workers = {w.name: w for q in (self.queue, self.fast_queue) for w in Worker.all(self.redis, queue=q)}
+            main = Worker.count(connection=self.redis, queue=self.queue)
+            cache_ok = self.cache.ping()
+            speed = self.speed()
+        except RedisError as exc:
+            return BackendHealth(False, "rq", "redis", 0, "unknown", detail=f"redis unreachable: {exc}")
+        devices = sorted({d for name in workers if (d := worker_device(name))})
+        problems = [] if cache_ok else ["result cache unreachable"]
+        if not main:
+            problems.append(
+                f"no worker listens on queue {self.queue.name!r}: new jobs will wait (run `headdiv worker`)"
+            )
+        return BackendHealth(
+            not problems,
+            "rq",
+            "redis",
+            len(workers),
+            ",".join(devices) or "none",
+            detail="; ".join(problems),
+            speed=speed.slowest if speed else None,
+        )
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _ended(job: Job) -> JobState | None:
+    """The state the task returned for a job it ran to an end (None for a record without one)."""
+    outcome = job.return_value(refresh=False)
+    return JobState.model_validate(outcome) if isinstance(outcome, dict) and "status" in outcome else None
+
+
+def _failure(job: Job) -> JobError:
+    """RQ's record of a failed job, as a short reason: timeout, lost worker, or the exception's last line."""
+    result = job.latest_result()
+    text = (result.exc_string if result is not None else None) or ""
+    if "JobTimeoutException" in text:
+        return timed_out(float(job.timeout or 0))
+    if "AbandonedJobError" in text or "terminated unexpectedly" in text:
+        return JobError(message="the worker running this job stopped (crashed or was killed)", type="abandoned")
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return JobError(message=lines[-1] if lines else "the job failed", type="error")

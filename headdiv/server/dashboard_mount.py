@@ -1,0 +1,122 @@
+"""The Dash dashboard, mounted at `/` of the API app through a2wsgi (one process, one port).
+
+Dash's own routes answer a malformed request with a 500 and a logged traceback (a `null` callback
+body, an unknown output, an unknown component suite). `harden` puts a check in front of the callback
+route and error handlers on the Flask server, so every such request gets a 4xx with a short JSON body
+and one log line; it also returns the hashes of the page's inline scripts, for the CSP.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.responses import HTMLResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER = """<!doctype html><html><head><title>headdiv</title></head><body>
+<h1>headdiv</h1><p>The dashboard is not available in this installation ({reason}).
+The API is: see <a href="/docs">/docs</a>.</p></body></html>"""
+
+
+@dataclass
+class Dashboard:
+    app: ASGIApp
+    script_hashes: list[str] = field(default_factory=list)
+    """CSP hashes of the page's inline scripts."""
+
+
+def dashboard_app(api_url: str) -> Dashboard:
+    """The real Dash app when it imports; otherwise a small page that says why (the API still works)."""
+    try:
+        from a2wsgi import WSGIMiddleware
+
+        from headdiv.dashboard.app import create_dash_app  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        log.warning("dashboard unavailable: %s", exc)
+        return Dashboard(_placeholder(f"import failed: {exc}"))
+    dash_app = create_dash_app(api_url)
+    hashes = harden(dash_app)
+    wsgi: ASGIApp = WSGIMiddleware(dash_app.server)  # type: ignore[assignment,unused-ignore]
+    return Dashboard(wsgi, hashes)
+
+
+def _short(status: int, detail: str) -> Any:
+    import flask
+
+    log.warning("dashboard %s %s: %d %s", flask.request.method, flask.request.path, status, detail[:200])
+    return flask.jsonify(detail=detail), status
+
+
+def callback_problem(dash_app: Any, body: Any) -> str | None:
+    """Why a `_dash-update-component` body cannot be a call of one of the app's callbacks (None if it can)."""
+    if not isinstance(body, dict):
+        return f"the callback request must be a JSON object, got {type(body).__name__}"
+    output = body.get("output")
+    if not isinstance(output, str):
+        return "the callback request names no output"
+    callback = dash_app.callback_map.get(output)
+    if callback is None:
+        return f"no callback has the output {output[:100]!r}"
+    for key, declared in (("inputs", callback.get("inputs", [])), ("state", callback.get("state", []))):
+        given = body.get(key, [])
+        if not isinstance(given, list) or len(given) != len(declared):
+            return f"{key}: the callback of {output[:100]!r} takes {len(declared)}"
+        for item in given:
+            entries = item if isinstance(item, list) else [item]
+            if not all(isinstance(e, dict) and "id" in e and isinstance(e.get("property"), str) for e in entries):
+                return f"{key}: each entry needs an id and a property"
+    outputs = body.get("outputs", [])
+    if not isinstance(outputs, list | dict):
+        return "outputs: must be a list or an object"
+    changed = body.get("changedPropIds", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        return "changedPropIds: must be a list of strings"
+    return None
+
+
+def harden(dash_app: Any) -> list[str]:
+    """Check callback requests before Dash runs them and answer errors as short JSON; return the page's
+    inline-script hashes (after every callback is registered, as `Dash.csp_hashes` requires)."""
+    import flask
+    from dash.exceptions import DependencyException
+    from werkzeug.exceptions import HTTPException
+
+    server = dash_app.server
+    callback_path = dash_app.config.routes_pathname_prefix + "_dash-update-component"
+
+    @server.before_request
+    def _check_callback() -> Any:
+        if flask.request.path != callback_path or flask.request.method != "POST":
+            return None
+        body = flask.request.get_json(silent=True)
+        problem = callback_problem(dash_app, body)
+        return None if problem is None else _short(400, problem)
+
+    @server.errorhandler(DependencyException)
+    def _unknown_asset(exc: DependencyException) -> Any:
+        return _short(404, "no such dashboard asset")
+
+    @server.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Any:
+        return _short(exc.code or 400, exc.description or exc.name)
+
+    @server.errorhandler(Exception)
+    def _crash(exc: Exception) -> Any:
+        # a bug, not bad input (the check above turns that away): one line, the traceback at debug level
+        log.debug("dashboard error", exc_info=exc)
+        return _short(500, f"internal error in the dashboard ({type(exc).__name__})")
+
+    return list(dash_app.csp_hashes())
+
+
+def _placeholder(reason: str) -> ASGIApp:
+    page = HTMLResponse(PLACEHOLDER.format(reason=reason.replace("<", "&lt;")))
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await page(scope, receive, send)
+
+    return app

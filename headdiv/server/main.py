@@ -1,0 +1,146 @@
+"""The FastAPI application: the API under /api/v1, the job backend, and the dashboard at `/`.
+
+`create_app` picks the mode from the settings: embedded (no REDIS_URL: in-memory LRU cache and an
+in-process thread-pool runner) or scaled (Redis cache and RQ queue, run by `headdiv worker`s).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from pydantic import BaseModel, ValidationError
+from starlette.middleware.gzip import GZipMiddleware
+
+from headdiv.server.admission import Admission, Speed
+from headdiv.server.api import errors
+from headdiv.server.api.docs_pages import install_docs
+from headdiv.server.api.limits import BodyLimitMiddleware
+from headdiv.server.api.openapi_schema import install_openapi
+from headdiv.server.api.router import api_router, fallback_router
+from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
+from headdiv.server.backends.base import JobBackend
+from headdiv.server.backends.inline import InlineBackend
+from headdiv.server.dashboard_mount import dashboard_app
+from headdiv.server.settings import ServerSettings, get_server_settings
+from headdiv.workers import __version__
+from headdiv.workers.jobs.cache.memory import MemoryCache
+from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.kinds import JobKind, kind_at
+
+log = logging.getLogger(__name__)
+COMPRESS_FROM_BYTES = 1024
+API_DESCRIPTION = """Input is strict JSON: numbers are JSON numbers (`"4"` is refused), booleans JSON booleans,
+and unknown keys and query parameters are refused (422, naming the field). Rules between fields that JSON
+Schema cannot state are listed under `x-rules` in the request's schema and in docs/api.md. Model uploads
+need the `X-Headdiv-Upload` header unless they come from this site's own pages (403)."""
+
+
+def make_backend(settings: ServerSettings) -> JobBackend:
+    if settings.redis_url is None:
+        backend = InlineBackend(
+            MemoryCache(settings.cache_max_bytes),
+            settings.runner_threads,
+            settings.job_timeout_s,
+            Admission.from_settings(settings),
+        )
+        if settings.work_per_s is not None:
+            backend.speed = Speed(settings.work_per_s, settings.work_per_s)
+        return backend
+    from headdiv.server.backends.rq import RQBackend
+
+    return RQBackend(settings)
+
+
+def warm_requests() -> list[tuple[JobKind, BaseModel]]:
+    """The dashboard's first computations as validated job requests (none when the dashboard is absent)."""
+    try:
+        from headdiv.dashboard.warm import warm_requests as dashboard_requests
+    except ImportError:
+        return []
+    out = []
+    for path, body in dashboard_requests():
+        kind = kind_at(path)
+        try:
+            out.append((kind, kind.validate(body)))
+        except ValidationError as exc:  # a preset beyond this server's limits: skip it, say which
+            log.warning("warm start skips %s: %s", path, exc.errors()[0]["msg"])
+    return out
+
+
+def _start_up(backend: JobBackend, settings: ServerSettings) -> None:
+    """In the background: compile the engine (so the first user never waits for it), measure its speed (for
+    admission control), then compute the dashboard's first views at low priority. Failures leave the eager
+    path, no bound by speed and an empty cache in place."""
+    if settings.warm_up:
+        try:
+            from headdiv.workers.engine import warm_up
+
+            warm_up()
+        except Exception:
+            log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
+        if isinstance(backend, InlineBackend) and backend.speed is None:
+            try:
+                from headdiv.workers.engine import measure_speed
+
+                speed = measure_speed()
+                backend.speed = Speed(speed, speed)
+                log.info("engine speed: %.3g work units per second", speed)
+            except Exception:
+                log.warning("engine speed not measured; jobs are not bounded by it", exc_info=True)
+    if settings.warm_start:
+        for kind, request in warm_requests():
+            backend.submit(kind.name, request, job_id(kind.name, canonical_payload(request)), background=True)
+
+
+def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool = True) -> FastAPI:
+    settings = settings or get_server_settings()
+    backend = make_backend(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        backend.start()
+        if settings.embedded and (settings.warm_up or settings.warm_start):  # scaled: the workers compute
+            threading.Thread(target=_start_up, args=(backend, settings), name="headdiv-start-up", daemon=True).start()
+        try:
+            yield
+        finally:
+            backend.close()
+            aclose = getattr(backend, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    app = FastAPI(
+        title="headdiv",
+        version=__version__,
+        summary="Head diversity in multi-head attention, as an ensemble of Nadaraya-Watson estimators.",
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,  # served from the installed package's assets, not a CDN: install_docs below
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.backend = backend
+    errors.install(app)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        max_upload_bytes=settings.max_upload_bytes,
+        body_timeout_s=settings.body_timeout_s,
+    )
+    # Dash's bundles (plotly alone is 3.5 MB) and large results shrink 3-10x; small answers are left alone.
+    app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_FROM_BYTES)
+    install_openapi(app)
+    script_hashes = install_docs(app)
+    app.include_router(api_router)
+    app.include_router(fallback_router)
+    if mount_dashboard:
+        dashboard = dashboard_app(settings.api_url or "")
+        script_hashes += dashboard.script_hashes
+        app.mount("/", dashboard.app)
+    # outermost: every response, the 413/408 of the body limits included, carries the headers
+    app.add_middleware(SecurityHeadersMiddleware, csp=content_security_policy(script_hashes))
+    return app

@@ -1,0 +1,68 @@
+"""The API's settings: the job settings it shares with the workers, plus its own (prefix ``HEADDIV_``).
+
+Without `REDIS_URL` the app runs embedded (in-memory cache and an in-process runner), which is what a
+laptop with nothing else installed gets.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field, model_validator
+
+from headdiv.workers.jobs.settings import JobSettings
+
+
+class ServerSettings(JobSettings):
+    host: str = "127.0.0.1"
+    port: int = Field(8050, ge=0, le=65535)
+    api_url: str | None = Field(None, description="URL the dashboard calls; derived from host and port if unset.")
+    cache_max_bytes: int = Field(256 << 20, gt=0, description="Bound of the in-memory LRU cache (embedded mode).")
+    runner_threads: int = Field(2, ge=1, le=64, description="Threads of the embedded job runner.")
+    max_body_bytes: int = Field(1 << 20, gt=0, description="Largest JSON request body (413 beyond).")
+    max_upload_bytes: int = Field(256 << 20, gt=0, description="Largest upload to POST /api/v1/models/hdi.")
+    max_wait_s: float = Field(60.0, ge=0, le=60, description="Upper bound on any request's ?wait= (seconds).")
+    body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="Longest wait for the next piece of a request body before answering 408."
+    )
+    upload_slots: int = Field(1, ge=1, le=64, description="Model uploads measured at once (more wait, then 429).")
+    upload_timeout_s: float = Field(
+        120.0, gt=0, le=3600, description="Longest a model upload may be measured before it is stopped (422)."
+    )
+    hdi_slots: int = Field(2, ge=1, le=64, description="POST /api/v1/hdi computations at once (more wait, then 429).")
+    hdi_timeout_s: float = Field(30.0, gt=0, le=3600, description="Longest one POST /api/v1/hdi may compute (422).")
+    busy_wait_s: float = Field(
+        10.0, ge=0, le=600, description="How long an upload or /hdi request waits for a free slot before 429."
+    )
+    warm_start: bool = Field(
+        True,
+        description="Compute the dashboard's first views (every tab's default, every preset) in the background "
+        "after start-up, at low priority (embedded mode; `headdiv warm` does it for a scaled set-up).",
+    )
+    max_client_work: float = Field(
+        2e11,
+        gt=0,
+        description="Work one client (address) may have queued or running in jobs over the fast lane's size; a "
+        "new one beyond it gets 429 (unless the client has none pending).",
+    )
+    max_client_fast_jobs: int = Field(
+        16, ge=1, description="Small (fast-lane) jobs one client may have queued or running; 429 beyond."
+    )
+    max_queued_work: float = Field(
+        1.6e12, gt=0, description="Work all clients together may have queued or running; a new job beyond it gets 429."
+    )
+    access_log: bool = Field(
+        False, description="Log every request (uvicorn's access log); off by default, it costs CPU per request."
+    )
+
+    @model_validator(mode="after")
+    def _derive_api_url(self) -> ServerSettings:
+        if self.api_url is None:
+            host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+            self.api_url = f"http://{host}:{self.port}"
+        return self
+
+
+@lru_cache(maxsize=1)
+def get_server_settings() -> ServerSettings:
+    return ServerSettings()

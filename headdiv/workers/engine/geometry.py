@@ -1,0 +1,184 @@
+"""Head projections as the engine computes with them (docs/model.md section 2).
+
+The registry in `headdiv.workers.schemas.geometries` builds a scenario's heads as one of two layouts; this
+module gives each layout what the Monte Carlo needs: keys of points, the overlap matrix, exact
+principal angles, and the big head (one head spanning every head's subspace). The block layout never
+builds the p x d_k matrices: keys, overlaps, angles and the big head's basis all follow from the small
+(H, d_k) coefficient arrays. The dense layout uses ordinary linear algebra.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+from headdiv.workers.engine.diversity import hdi_from_overlap, hdi_report
+from headdiv.workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator
+from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
+
+MAX_ANGLE_PAIRS = 28
+"""Principal angles are listed for the pairs among the first 8 heads; HDI uses every pair."""
+
+
+class BigHead(Protocol):
+    """Keys of one head spanning every head's subspace, in an orthonormal basis of that span."""
+
+    dim: int
+
+    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
+        """(..., p) points and their (..., H, d_k) head keys -> (..., dim) big-head keys."""
+        ...
+
+
+@dataclass(frozen=True)
+class BlockGeometry(Blocks):
+    """The block layout, computed on: W_h = U_0 diag(a_h) + U_h S_h."""
+
+    def keys(self, x: torch.Tensor) -> torch.Tensor:
+        """(..., p) points -> (..., H, d_k) keys, elementwise on the blocks."""
+        xb = x.unflatten(-1, (self.H + 1, self.d_k))
+        a = torch.as_tensor(self.a, dtype=x.dtype, device=x.device)
+        b = torch.as_tensor(self.b, dtype=x.dtype, device=x.device)
+        priv = xb[..., 1:, :]
+        if not np.array_equal(self.col, np.broadcast_to(np.arange(self.d_k), self.col.shape)):
+            idx = torch.as_tensor(self.col, device=x.device).expand(*priv.shape[:-2], -1, -1)
+            priv = torch.gather(priv, -1, idx)
+        return a * xb[..., :1, :] + b * priv
+
+    def overlap_matrix(self) -> np.ndarray:
+        """s_hh' = ||W_h^T W_h'||_F^2 / d_k; W_h^T W_h' = diag(a_h * a_h') for h != h'."""
+        a2 = self.a**2
+        s = a2 @ a2.T / self.d_k
+        np.fill_diagonal(s, 1.0)
+        return s
+
+    def principal_angles_deg(self, max_pairs: int = MAX_ANGLE_PAIRS) -> list[dict[str, Any]]:
+        """Exact angles per column: the columns pair up one to one, so each angle is the angle
+        between two unit vectors (a, b, 0) and (a', 0, b') in three dimensions (atan2 form, accurate
+        for tiny and right angles alike)."""
+        out: list[dict[str, Any]] = []
+        for h in range(self.H):
+            for g in range(h + 1, self.H):
+                if len(out) >= max_pairs:
+                    return out
+                a, b, a2, b2 = self.a[h], self.b[h], self.a[g], self.b[g]
+                cross = np.sqrt((b * b2) ** 2 + (a * b2) ** 2 + (b * a2) ** 2)
+                ang = np.degrees(np.arctan2(cross, np.abs(a * a2)))
+                out.append({"pair": [h, g], "angles": np.sort(ang).tolist()})
+        return out
+
+    def big_head_transform(self, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+        """Per column j, a map from the H heads' key coordinates j to an orthonormal basis of their span.
+
+        The Gram matrix of all heads' columns splits by column index j into H x H blocks
+        M_j = a_j a_j^T + diag(b_j^2); with M_j = V L V^T, T_j = L^(-1/2) V^T maps stacked keys to
+        coordinates in an orthonormal basis of the span. Returns T (d_k, H, H) with zero rows for
+        null directions, and the boolean mask (d_k, H) of the rows that are kept.
+        """
+        t = np.zeros((self.d_k, self.H, self.H))
+        keep = np.zeros((self.d_k, self.H), dtype=bool)
+        for j in range(self.d_k):
+            m = np.outer(self.a[:, j], self.a[:, j]) + np.diag(self.b[:, j] ** 2)
+            lam, v = np.linalg.eigh(m)
+            ok = lam > tol * max(1.0, lam.max())
+            t[j, ok] = (v[:, ok] / np.sqrt(lam[ok])).T
+            keep[j, ok] = True
+        return t, keep
+
+    def big_head(self, device: torch.device, dtype: torch.dtype) -> BigHead:
+        return _BlockBigHead(self, device, dtype)
+
+
+class _BlockBigHead:
+    """The big head of a block layout: per column j, keys map through T_j (see `big_head_transform`)."""
+
+    def __init__(self, geometry: BlockGeometry, device: torch.device, dtype: torch.dtype) -> None:
+        t, keep = geometry.big_head_transform()
+        # Columns j sharing one transform (all of them for equiangular and tilted heads, two groups
+        # for shared_dims) go through one matmul instead of a batched einsum over j.
+        self.groups: list[tuple[torch.Tensor, torch.Tensor]] = []
+        for t_j in np.unique(t.reshape(t.shape[0], -1), axis=0):
+            cols = [j for j in range(t.shape[0]) if np.array_equal(t[j].reshape(-1), t_j)]
+            rows = t[cols[0]][keep[cols[0]]]
+            self.groups.append(
+                (torch.as_tensor(cols, device=device), torch.as_tensor(rows.T.copy(), device=device, dtype=dtype))
+            )
+        self.dim = int(keep.sum())
+
+    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
+        lead, (h, d) = head_keys.shape[:-2], head_keys.shape[-2:]
+        parts = []
+        for cols, t in self.groups:
+            picked = head_keys if len(cols) == d else head_keys[..., cols]
+            # one (batch * columns, H) @ (H, D_group) GEMM rather than many tiny ones
+            rows = picked.transpose(-1, -2).reshape(-1, h)
+            parts.append((rows @ t).reshape(*lead, -1))
+        return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
+
+
+@dataclass(frozen=True)
+class DenseGeometry(Dense):
+    """The dense layout, computed on: arbitrary orthonormal heads (H, p, d_k)."""
+
+    def dense(self) -> list[np.ndarray]:
+        return [self.w[h] for h in range(self.H)]
+
+    def keys(self, x: torch.Tensor) -> torch.Tensor:
+        flat = torch.as_tensor(self.w.transpose(1, 0, 2).reshape(self.p, -1), dtype=x.dtype, device=x.device)
+        return (x @ flat).unflatten(-1, (self.H, self.d_k))
+
+    def overlap_matrix(self) -> np.ndarray:
+        flat = self.w.transpose(1, 0, 2).reshape(self.p, -1)
+        g = (flat.T @ flat).reshape(self.H, self.d_k, self.H, self.d_k)
+        s = np.einsum("hiaj->ha", g**2) / self.d_k
+        np.fill_diagonal(s, 1.0)
+        return np.asarray(s)
+
+    def principal_angles_deg(self, max_pairs: int = MAX_ANGLE_PAIRS) -> list[dict[str, Any]]:
+        report = hdi_report(self.dense()[: min(self.H, 8)], max_angle_pairs=max_pairs)
+        return list(report["principal_angles_deg"])
+
+    def big_head_basis(self, tol: float = 1e-10) -> np.ndarray:
+        """Orthonormal basis (p x D) of the sum of all heads' subspaces."""
+        flat = self.w.transpose(1, 0, 2).reshape(self.p, -1)
+        u, s, _ = np.linalg.svd(flat, full_matrices=False)
+        return np.asarray(u[:, s > tol * max(1.0, s.max())])
+
+    def big_head(self, device: torch.device, dtype: torch.dtype) -> BigHead:
+        return _DenseBigHead(torch.as_tensor(self.big_head_basis(), device=device, dtype=dtype))
+
+
+class _DenseBigHead:
+    """The big head of a dense layout: points projected on an orthonormal basis of every head's span."""
+
+    def __init__(self, basis: torch.Tensor) -> None:
+        self.basis = basis
+        self.dim = int(basis.shape[1])
+
+    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
+        return x @ self.basis
+
+
+Geometry = BlockGeometry | DenseGeometry
+
+
+def _normal(seed: int) -> Normal:
+    """Seeded float64 normal draws for a geometry that needs randomness (the same for every device)."""
+    gen = seeded_generator(seed, RANDOM_GEOMETRY, 0, torch.device("cpu"))
+    return lambda shape: torch.randn(*shape, generator=gen, dtype=torch.float64).numpy()
+
+
+def build_geometry(s: Scenario) -> Geometry:
+    """The heads of scenario `s`, as its geometry places them."""
+    layout = GEOMETRIES[s.geometry].of(s).build(s, _normal(s.seed))
+    if isinstance(layout, Blocks):
+        return BlockGeometry(layout.a, layout.b, layout.col)
+    return DenseGeometry(layout.w)
+
+
+def hdi_of(geometry: Geometry) -> float | None:
+    return hdi_from_overlap(geometry.overlap_matrix())

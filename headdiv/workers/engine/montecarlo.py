@@ -1,0 +1,477 @@
+"""Batched Monte Carlo: every head's NW estimate at every query, for every training set, of several scenarios.
+
+A batch is a list of scenarios that share the shapes of the NW step (replicates R, heads H, queries, n, d_k
+and the ambient dimension p). Its heads and big heads are gathered into units (`_Unit`): one key map
+(`keymaps`) on one source of training sets, with one kernel scale and one set of values. A head's estimates
+depend on nothing else (docs/model.md section 1), so the heads of any cells that share a unit are computed
+once: identical heads (theta = 0), and a big head whose heads all span one subspace (it is then head 0).
+All units of one key width go through one NW call per chunk of replicates.
+
+What else the cells of a batch share: scenarios with the same seed draw the same training sets and query
+points (`sampling`), drawn once; a distance kernel's training sets are centred once for all heads (the
+key maps are linear); responses are computed once per signal; keys, gates and the hand-over to NumPy are
+whole-batch tensor operations. Each scenario's numbers are those of running it alone, up to float
+rounding: every attention row depends only on its own query and keys. Memory: one chunk holds at most
+`chunk_bytes` of training data and keys (at least one training set per source), plus score blocks of
+`score_bytes`, plus the kept estimates.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from headdiv.workers.engine.errors import JobCancelled
+from headdiv.workers.engine.geometry import Geometry
+from headdiv.workers.engine.keymaps import KeyMap, Maps, big_head_map, head_maps
+from headdiv.workers.engine.nw import nw_attention
+from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
+from headdiv.workers.engine.targets import apply_target, signal_direction
+from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.kernels import KERNELS
+from headdiv.workers.schemas.weightings import WEIGHTINGS, AttentionSums, Weighting
+from headdiv.workers.settings import get_engine_settings
+
+
+@dataclass
+class Draws:
+    """Raw Monte Carlo output, on the CPU in float64, ready for the pure decomposition code."""
+
+    estimates: np.ndarray  # (R, H, Q)
+    gates: dict[str, np.ndarray]  # per gating scheme: (R, H, Q) gate weights
+    big: np.ndarray  # (R, Q) big-head estimates
+    truth: np.ndarray  # (Q,)
+    slice_t: np.ndarray  # (S,)
+    slice_truth: np.ndarray  # (S,)
+    slice_heads: np.ndarray  # (H, S) replicate 1's estimates along x = t a
+    slice_gates: dict[str, np.ndarray]  # per gating scheme: (H, S)
+    big_dim: int
+
+
+Source = tuple[int, float]
+"""(seed, AR(1) phi): scenarios with the same source draw the same training sets (`sampling`)."""
+Batch = list[tuple[Scenario, Geometry]]
+
+GATING = [w for w in WEIGHTINGS if w.per_draw]
+"""The weighting schemes computed per draw, from the sums the NW step accumulates."""
+PROGRESS_EVERY_S = 0.1
+
+
+class _Ticker:
+    """Cancel and progress from inside a run: called with the scores of every NW block (milliseconds
+    apart), it raises `JobCancelled` once `should_cancel` turns true and reports the fraction of all
+    scores done, a few times a second. A run of two huge replicates thus still cancels within a block."""
+
+    def __init__(
+        self, should_cancel: Callable[[], bool] | None, progress: Callable[[float], None] | None, total: float
+    ) -> None:
+        self.should_cancel, self.progress, self.total = should_cancel, progress, max(1.0, total)
+        self.done, self._reported = 0.0, 0.0
+
+    def __call__(self, scores: int) -> None:
+        if self.should_cancel and self.should_cancel():
+            raise JobCancelled(f"cancelled after {self.done / self.total:.0%} of the run")
+        self.done += scores
+        now = time.monotonic()
+        if self.progress and now - self._reported >= PROGRESS_EVERY_S:
+            self._reported = now
+            self.progress(min(1.0, self.done / self.total))
+
+
+def _nw_inputs(
+    s: Scenario, keys: torch.Tensor, queries: torch.Tensor, d: int, out: tuple[torch.Tensor, ...] | None = None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Scaled queries (B, Q, d), keys (B, n, d) and logit bias (B, n) for the scenario's kernel, contiguous.
+
+    `keys` (..., n, d) may be a strided view and `queries` (..., Q, d) may broadcast over its leading
+    dimensions: outputs are written contiguously in one pass each (into `out`, slices of a batch's
+    buffers, when given), then the leading dims are flattened. Distance kernels: keys and queries are
+    first centred on the keys' mean, because the augmented-vector form subtracts large |k|^2 terms that
+    would otherwise eat float32's precision (the kernel only sees q - k).
+    """
+    lead, (n, _), nq = keys.shape[:-2], keys.shape[-2:], queries.shape[-2]
+    if out is None:
+        qs = torch.empty((*lead, nq, d), device=keys.device, dtype=keys.dtype)
+        kc = torch.empty((*lead, n, d), device=keys.device, dtype=keys.dtype)
+        kb = torch.empty((*lead, n), device=keys.device, dtype=keys.dtype)
+    else:
+        qs, kc, kb = (o.view(*lead, *o.shape[1:]) for o in out)
+    kernel = KERNELS[s.kernel].of(s)
+    scale = kernel.logit_scale(s, d)
+    if kernel.distance:
+        centre = keys.mean(dim=-2, keepdim=True)
+        torch.sub(keys, centre, out=kc)
+        torch.sub(queries, centre, out=qs).mul_(scale)
+        torch.linalg.vecdot(kc, kc, out=kb).mul_(-0.5 * scale)
+    else:
+        kc.copy_(keys)
+        qs.copy_(queries.expand_as(qs)).mul_(scale)
+        kb.zero_()
+    return qs.flatten(0, -3), kc.flatten(0, -3), kb.flatten(0, -2)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One distinct NW problem of a batch: a key map on one source's training sets, with one kernel scale
+    and one set of values (docs/model.md section 1: nothing else enters an estimate)."""
+
+    source: Source
+    signal: int
+    distance: bool
+    scale: float
+    keymap: KeyMap
+
+
+@dataclass(frozen=True)
+class _Signal:
+    """The responses y = f(a . x) + noise * eps on one source's training sets (docs/model.md section 3)."""
+
+    source: Source
+    target: str
+    noise: float
+    a: torch.Tensor
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Consecutive units of one call that one `Maps` evaluates on one source's points, with one signal."""
+
+    start: int
+    stop: int
+    source: Source
+    distance: bool
+    signal: int
+    maps: Maps
+    q_scale: torch.Tensor  # (U, 1, 1): the kernel's logit scale
+    kb_scale: torch.Tensor  # (U, 1): -scale / 2, for the Gaussian kernel's -|k|^2 / 2h^2 bias
+
+
+@dataclass(frozen=True)
+class _Call:
+    """Units [start, stop) of one key width: one NW call per chunk of replicates (head units come first)."""
+
+    start: int
+    stop: int
+    heads: bool
+    runs: list[_Run]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a batch computes, fixed before its first draw: the units and their calls, the unit each cell's
+    heads (C, H) and big head (C,) read, and each cell's signal and big-head dimension."""
+
+    units: list[_Unit]
+    signals: list[_Signal]
+    calls: list[_Call]
+    heads: torch.Tensor
+    big: torch.Tensor
+    cell_signals: list[int]
+    big_dims: list[int]
+    gates: dict[str, list[tuple[Weighting, torch.Tensor]]]  # per gating scheme: (scheme, its cells)
+
+
+def _gate_groups(batch: Batch, device: torch.device) -> dict[str, list[tuple[Weighting, torch.Tensor]]]:
+    """Per gating scheme, the cells whose gates have the same parameters: each group is gated at once."""
+    out: dict[str, list[tuple[Weighting, torch.Tensor]]] = {}
+    for w in GATING:
+        groups: list[tuple[Weighting, list[int]]] = []
+        for c, (s, _) in enumerate(batch):
+            scheme = w.of(s)
+            group = next((cells for other, cells in groups if other == scheme), None)
+            if group is None:
+                groups.append((scheme, [c]))
+            else:
+                group.append(c)
+        out[w.name] = [(scheme, torch.as_tensor(cells, device=device)) for scheme, cells in groups]
+    return out
+
+
+def _run_key(u: _Unit) -> tuple[object, ...]:
+    return (Maps.group_key(u.keymap), u.source, u.distance, u.signal)
+
+
+def _split(units: list[_Unit], start: int, stop: int, same: Callable[[_Unit], object]) -> list[tuple[int, int]]:
+    """[start, stop) cut into maximal ranges of units with equal `same`."""
+    ranges: list[tuple[int, int]] = []
+    for i in range(start, stop):
+        if ranges and same(units[i]) == same(units[ranges[-1][0]]):
+            ranges[-1] = (ranges[-1][0], i + 1)
+        else:
+            ranges.append((i, i + 1))
+    return ranges
+
+
+def _calls(units: list[_Unit], heads: int, device: torch.device, dtype: torch.dtype) -> list[_Call]:
+    """Sorted units (the `heads` head units first) as calls of one key width each, cut into runs."""
+    calls: list[_Call] = []
+    for part in ((0, heads), (heads, len(units))):
+        for start, stop in _split(units, *part, lambda u: u.keymap.width):
+            runs = []
+            for r0, r1 in _split(units, start, stop, _run_key):
+                u0, scale = units[r0], torch.tensor([u.scale for u in units[r0:r1]], device=device, dtype=dtype)
+                maps = Maps([u.keymap for u in units[r0:r1]], device, dtype)
+                q_scale, kb_scale = scale.view(-1, 1, 1), -0.5 * scale.view(-1, 1)
+                runs.append(_Run(r0, r1, u0.source, u0.distance, u0.signal, maps, q_scale, kb_scale))
+            calls.append(_Call(start, stop, start < heads, runs))
+    return calls
+
+
+def _plan(batch: Batch, device: torch.device, dtype: torch.dtype) -> _Plan:
+    """Gather every cell's heads and big head into units. A big head spans every head's subspace, so when
+    its dimension is d_k all heads span that one subspace and the big head reads head 0's unit (the same
+    projector W W^T and kernel scale give the same estimates, docs/model.md section 1)."""
+    signal_ids: dict[tuple[object, ...], int] = {}
+    signals: list[_Signal] = []
+    found: dict[_Unit, int] = {}
+    heads: list[list[int]] = []
+    bigs: list[int] = []
+    cell_signals: list[int] = []
+    big_dims: list[int] = []
+    for s, g in batch:
+        source = (s.seed, s.ar1_phi)
+        a = signal_direction(s, g, device=device, dtype=dtype)
+        sig = signal_ids.setdefault((source, s.target, s.noise, tuple(a.tolist())), len(signals))
+        if sig == len(signals):
+            signals.append(_Signal(source, s.target, s.noise, a))
+        kernel = KERNELS[s.kernel].of(s)
+        big = big_head_map(g)
+        units = [_Unit(source, sig, kernel.distance, kernel.logit_scale(s, m.dim), m) for m in [*head_maps(g), big]]
+        ids = [found.setdefault(u, len(found)) for u in units[:-1]]
+        heads.append(ids)
+        bigs.append(ids[0] if big.dim == s.d_k else found.setdefault(units[-1], len(found)))
+        cell_signals.append(sig)
+        big_dims.append(big.dim)
+    head_ids = {i for ids in heads for i in ids}
+    order = sorted(found, key=lambda u: (found[u] not in head_ids, u.keymap.width, *_run_key(u)))
+    index = {found[u]: i for i, u in enumerate(order)}
+    return _Plan(
+        units=order,
+        signals=signals,
+        calls=_calls(order, len(head_ids), device, dtype),
+        heads=torch.as_tensor([[index[i] for i in ids] for ids in heads], device=device),
+        big=torch.as_tensor([index[i] for i in bigs], device=device),
+        cell_signals=cell_signals,
+        big_dims=big_dims,
+        gates=_gate_groups(batch, device),
+    )
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """Replicates r0..r1 of every source: training sets, their means (the centre of every key map's keys,
+    since the maps are linear) and the responses of every signal."""
+
+    samples: dict[Source, tuple[torch.Tensor, torch.Tensor]]
+    means: dict[Source, torch.Tensor]
+    values: list[torch.Tensor]
+    xq: dict[int, torch.Tensor]  # each seed's query points (Q, p)
+
+    @classmethod
+    def draw(cls, plan: _Plan, xq: dict[int, torch.Tensor], r0: int, r1: int, n: int) -> _Chunk:
+        some = next(iter(xq.values()))
+        p, dev, dt = some.shape[-1], some.device, some.dtype
+        sources = list(dict.fromkeys(u.source for u in plan.units))
+        samples = {key: training_sets(key[0], r0, r1, n, p, device=dev, dtype=dt, phi=key[1]) for key in sources}
+        values = [
+            apply_target(v.target, samples[v.source][0] @ v.a) + v.noise * samples[v.source][1] for v in plan.signals
+        ]
+        return cls(samples, {key: x.mean(dim=1, keepdim=True) for key, (x, _) in samples.items()}, values, xq)
+
+    def keys(self, run: _Run, rows: slice = slice(None)) -> torch.Tensor:
+        """Training inputs (Rc, n, p), centred for a distance kernel (float32 precision, see `_nw_inputs`)."""
+        x = self.samples[run.source][0][rows]
+        return x - self.means[run.source][rows] if run.distance else x
+
+    def queries(self, run: _Run, points: torch.Tensor | None = None, rows: slice = slice(None)) -> torch.Tensor:
+        """Query points (m, p) (the seed's own by default) as (Rc or 1, m, p), centred on each training set's
+        mean for a distance kernel."""
+        points = self.xq[run.source[0]] if points is None else points
+        return points - self.means[run.source][rows] if run.distance else points.unsqueeze(0)
+
+
+PointsOf = Callable[[_Run], torch.Tensor]
+
+
+def _inputs(
+    call: _Call, keys_of: PointsOf, queries_of: PointsOf, values: list[torch.Tensor], rc: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Scaled queries (Rc U, Q, w), transposed keys (Rc U, w, n), logit bias and values (Rc U, n) of a call's
+    units, row (r, u) for unit u on training set r: one matrix product writes a run's keys as they lie."""
+    run0 = call.runs[0]
+    sample, queries = keys_of(run0), queries_of(run0)
+    n, nq, w, units = sample.shape[-2], queries.shape[-2], run0.maps.width, call.stop - call.start
+    qt, kt = (torch.empty(rc, units, w, m, device=sample.device, dtype=sample.dtype) for m in (nq, n))
+    kb, yy = (torch.empty(rc, units, n, device=sample.device, dtype=sample.dtype) for _ in range(2))
+    for run in call.runs:
+        part = slice(run.start - call.start, run.stop - call.start)
+        k, q = kt[:, part], qt[:, part]
+        run.maps(keys_of(run), k)
+        run.maps(queries_of(run), q)
+        q.mul_(run.q_scale)
+        if run.distance:
+            _squared_norms(k, kb[:, part]).mul_(run.kb_scale)
+        else:
+            kb[:, part] = 0.0
+        yy[:, part] = values[run.signal].unsqueeze(1)
+    return qt.flatten(0, 1).transpose(1, 2), kt.flatten(0, 1), kb.flatten(0, 1), yy.flatten(0, 1)
+
+
+NARROW = 16
+"""Keys up to this width get their squared norms one coordinate row at a time (contiguous passes), faster
+than a reduction across the rows (measured 25-40% on one core)."""
+
+
+def _squared_norms(kt: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """|k|^2 of transposed keys (..., w, n) into `out` (..., n)."""
+    width = kt.shape[-2]
+    if width > NARROW:
+        return torch.linalg.vecdot(kt, kt, dim=-2, out=out)
+    torch.mul(kt[..., 0, :], kt[..., 0, :], out=out)
+    for j in range(1, width):
+        out.addcmul_(kt[..., j, :], kt[..., j, :])
+    return out
+
+
+def _gates(plan: _Plan, sums: list[torch.Tensor], n: int) -> Iterator[tuple[str, torch.Tensor, torch.Tensor]]:
+    """Every gating scheme's gates (Cg, Rc, H, m) of each group of cells, from the head units' sums (Rc, U, m)."""
+    for name, groups in plan.gates.items():
+        for scheme, cells in groups:
+            z, s2, sz = (v[:, plan.heads[cells]].transpose(0, 1) for v in sums)
+            yield name, cells, scheme.gate(AttentionSums(z=z, s2=s2, sz=sz, n=n))
+
+
+def _values_per_set(plan: _Plan, n: int, nq: int, p: int) -> int:
+    """Values a chunk holds per training set at its peak: each source's inputs (raw and centred, noise,
+    centred queries), the responses, the largest call's keys, queries, bias and values (up to three copies
+    of the keys and queries where a map family builds them before copying them in place), and every
+    unit's NW outputs."""
+    sources = len({u.source for u in plan.units})
+
+    def call_values(call: _Call) -> int:
+        total = 0
+        for run in call.runs:
+            copies = 1 if run.maps.family == "dense" else 3
+            total += (run.stop - run.start) * (copies * run.maps.width * (n + nq) + 2 * n)
+        return total
+
+    return (
+        sources * (n * (2 * p + 1) + nq * p)
+        + len(plan.signals) * n
+        + max(call_values(call) for call in plan.calls)
+        + 4 * nq * len(plan.units)
+    )
+
+
+def run_draws(
+    batch: Batch,
+    device: torch.device,
+    dtype: torch.dtype,
+    *,
+    should_cancel: Callable[[], bool] | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> list[Draws]:
+    """The draws of every scenario of a batch (same R, H, queries, n, d_k and p), in order.
+
+    `should_cancel` is polled between blocks of attention scores (`JobCancelled` when it turns true) and
+    `progress` receives the fraction of the scores done, a few times a second.
+    """
+    settings = get_engine_settings()
+    s0, g0 = batch[0]
+    p, H, n, R, nq, C = g0.p, s0.H, s0.n, s0.replicates, s0.queries, len(batch)
+    plan = _plan(batch, device, dtype)
+    sources = list(dict.fromkeys(u.source for u in plan.units))
+    xq = {seed: query_points(seed, nq, p, device=device, dtype=dtype) for seed, _ in sources}
+    est = torch.empty(C, R, H, nq, device=device, dtype=dtype)
+    gates = {w.name: torch.empty_like(est) for w in GATING}
+    big = torch.empty(C, R, nq, device=device, dtype=dtype)
+    t = torch.linspace(-3.0, 3.0, SLICE_POINTS, device=device, dtype=dtype)
+    slices = _Slices(t, torch.empty(C, H, SLICE_POINTS, device=device, dtype=dtype))
+
+    per_set = _values_per_set(plan, n, nq, p) * (torch.finfo(dtype).bits // 8)
+    chunk = max(1, min(R, settings.chunk_bytes // per_set))
+    tick = _Ticker(should_cancel, progress, R * len(plan.units) * nq * n)  # heads' and big heads' scores
+    for r0 in range(0, R, chunk):
+        tick(0)
+        r1 = min(R, r0 + chunk)
+        data = _Chunk.draw(plan, xq, r0, r1, n)
+        outs, sums = [], []
+        for call in plan.calls:
+            inputs = _inputs(call, data.keys, data.queries, data.values, r1 - r0)
+            res = nw_attention(*inputs, with_stats=call.heads and bool(GATING), on_block=tick, transposed=True)
+            outs.append(res[0].view(r1 - r0, -1, nq))
+            if call.heads:
+                sums = [v.view(r1 - r0, -1, nq) for v in res[1:]]
+                if r0 == 0:
+                    slices.compute(plan, call, data, n)
+        by_unit = torch.cat(outs, dim=1) if len(outs) > 1 else outs[0]  # (Rc, units, Q)
+        est[:, r0:r1] = by_unit[:, plan.heads].transpose(0, 1)
+        big[:, r0:r1] = by_unit[:, plan.big].transpose(0, 1)
+        for name, cells, g in _gates(plan, sums, n):
+            gates[name][cells, r0:r1] = g
+        del data, outs, sums, by_unit
+    if progress:
+        progress(1.0)
+    return _hand_over(batch, plan, xq, est, gates, big, slices)
+
+
+@dataclass
+class _Slices:
+    """Replicate 1's estimates and gates along x = t a, for the 1-D slice of docs/model.md section 4."""
+
+    t: torch.Tensor
+    heads: torch.Tensor  # (C, H, S)
+    gates: dict[str, torch.Tensor] | None = None
+
+    def compute(self, plan: _Plan, call: _Call, data: _Chunk, n: int) -> None:
+        first = slice(0, 1)
+
+        def queries_of(run: _Run) -> torch.Tensor:
+            return data.queries(run, self.t[:, None] * plan.signals[run.signal].a, first)
+
+        inputs = _inputs(call, lambda run: data.keys(run, first), queries_of, [v[first] for v in data.values], 1)
+        est, *sums = (
+            v.view(1, -1, len(self.t)) for v in nw_attention(*inputs, with_stats=bool(GATING), transposed=True)
+        )
+        self.heads.copy_(est[0, plan.heads])
+        self.gates = {w.name: torch.empty_like(self.heads) for w in GATING}
+        for name, cells, g in _gates(plan, sums, n):
+            self.gates[name][cells] = g[:, 0]
+
+
+def _hand_over(
+    batch: Batch,
+    plan: _Plan,
+    xq: dict[int, torch.Tensor],
+    est: torch.Tensor,
+    gates: dict[str, torch.Tensor],
+    big: torch.Tensor,
+    slices: _Slices,
+) -> list[Draws]:
+    """Every cell's draws as float64 NumPy: one transfer per quantity for the whole batch."""
+
+    def host(v: torch.Tensor) -> np.ndarray:
+        return v.detach().to("cpu", torch.float64).numpy()
+
+    est_np, big_np, slice_np, t_np = host(est), host(big), host(slices.heads), host(slices.t)
+    gates_np = {name: host(g) for name, g in gates.items()}
+    slice_gates = {name: host(g) for name, g in (slices.gates or {}).items()}
+    truth = {target: host(apply_target(target, slices.t)) for target in {s.target for s, _ in batch}}
+    return [
+        Draws(
+            estimates=est_np[c],
+            gates={name: g[c] for name, g in gates_np.items()},
+            big=big_np[c],
+            truth=host(apply_target(s.target, xq[s.seed] @ plan.signals[plan.cell_signals[c]].a)),
+            slice_t=t_np,
+            slice_truth=truth[s.target],
+            slice_heads=slice_np[c],
+            slice_gates={name: g[c] for name, g in slice_gates.items()},
+            big_dim=plan.big_dims[c],
+        )
+        for c, (s, _) in enumerate(batch)
+    ]

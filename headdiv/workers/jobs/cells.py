@@ -1,0 +1,98 @@
+"""Cells: the simulations a job is made of, each cached once, under the key `POST /simulations` uses.
+
+A surface, a sweep or an architecture comparison is a list of scenarios (`request.scenarios()`). Each
+is cached as a simulation in its own right: its full result under its simulation job id (so a later
+`POST /simulations` of it is a cache hit), and beside it a small summary (`CELL_SUMMARY`), which is all
+a multi-cell job's result needs. A job therefore computes only the cells no job computed before it,
+keeps the cells it finished if it is stopped, and shows a partial result built from the cells done so
+far, whichever process computed them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from headdiv.workers.jobs.cache.base import ResultCache, encode_result
+from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.kinds import JobKind
+from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.metrics import CELL_SUMMARY
+
+Summary = dict[str, Any]
+
+
+def cell_id(s: Scenario) -> str:
+    """The job id of simulating `s` alone: a cell's cache key."""
+    return job_id("simulation", canonical_payload(s))
+
+
+def summary_key(cell: str) -> str:
+    return f"{cell}.summary"
+
+
+def summarize(result: dict[str, Any]) -> Summary:
+    return {k: result.get(k) for k in CELL_SUMMARY}
+
+
+def store(cache: ResultCache, cell: str, result: dict[str, Any]) -> tuple[bytes, Summary]:
+    """Cache a computed cell: its full result and its summary. Returns the encoded result and the summary."""
+    raw = encode_result(result)
+    summary = summarize(result)
+    cache.set(cell, raw)
+    cache.set(summary_key(cell), encode_result(summary))
+    return raw, summary
+
+
+def cached_summaries(cache: ResultCache, ids: list[str]) -> list[Summary | None]:
+    """Each cell's summary, None for a cell not cached; a cell cached without its summary is summarised once."""
+    summaries: list[Summary | None] = [
+        json.loads(raw) if raw else None for raw in cache.get_many([summary_key(i) for i in ids])
+    ]
+    lost = [k for k, s in enumerate(summaries) if s is None]
+    for k, raw in zip(lost, cache.get_many([ids[k] for k in lost]), strict=True):
+        if raw is not None:
+            summaries[k] = summarize(json.loads(raw))
+            cache.set(summary_key(ids[k]), encode_result(summaries[k]))  # type: ignore[arg-type]
+    return summaries
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What a job has left to compute when it is submitted."""
+
+    missing: list[Scenario]
+    """Its cells not cached yet (none for a kind not made of cells)."""
+    work: float
+    """Their work units (a kind not made of cells: its request's own `work`, if it declares one)."""
+
+
+def pending(kind: JobKind, request: BaseModel, cache: ResultCache) -> Pending:
+    if not kind.made_of_cells:
+        return Pending([], float(getattr(request, "work", 0.0)))
+    cells: list[Scenario] = request.scenarios()  # type: ignore[attr-defined]
+    summaries = cached_summaries(cache, [cell_id(c) for c in cells])
+    missing = [c for c, summary in zip(cells, summaries, strict=True) if summary is None]
+    return Pending(missing, sum(c.work for c in missing))
+
+
+def plan_chunks(cells: list[Scenario], count: int) -> list[list[int]]:
+    """Indices of `cells` in at most `count` chunks of about equal work, for as many workers to share.
+
+    Cells of equal NW shapes stay together (in order of first appearance), so each chunk batches well.
+    """
+    shapes = {shape: rank for rank, shape in enumerate(dict.fromkeys(c.nw_shape() for c in cells))}
+    order = sorted(range(len(cells)), key=lambda k: (shapes[cells[k].nw_shape()], k))
+    total = sum(c.work for c in cells)
+    target = total / max(1, min(count, len(cells)))
+    chunks: list[list[int]] = [[]]
+    used = 0.0
+    for k in order:
+        if chunks[-1] and used + cells[k].work / 2 > target * len(chunks) and len(chunks) < count:
+            chunks.append([])
+        chunks[-1].append(k)
+        used += cells[k].work
+    return [c for c in chunks if c]

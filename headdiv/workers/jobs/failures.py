@@ -1,0 +1,32 @@
+"""Turn what a job raised into a reason the user can read (shared by both runners)."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from headdiv.workers.jobs.cache.base import NonFiniteResult
+from headdiv.workers.jobs.state import JobError
+from headdiv.workers.schemas.fields import first_error
+
+
+def describe_failure(exc: BaseException) -> JobError:
+    """The engine's own errors keep their message; anything else is named as an internal error."""
+    from headdiv.workers.engine.errors import EngineError, JobCancelled  # only where jobs run: torch is loaded there
+
+    if isinstance(exc, JobCancelled):
+        return JobError(message="canceled on request", type="canceled")
+    if isinstance(exc, ValidationError):
+        return JobError(message=first_error(exc), type="invalid")
+    if isinstance(exc, NonFiniteResult):
+        return JobError(message=str(exc), type="error")
+    if isinstance(exc, (EngineError, ValueError)):
+        return JobError(message=str(exc) or type(exc).__name__, type="error")
+    return JobError(message=f"internal error ({type(exc).__name__}): {exc}", type="error")
+
+
+def timed_out(limit_s: float) -> JobError:
+    """A job stopped at its time limit: the one reason both runners and RQ's own record give."""
+    return JobError(
+        message=f"the job ran past its time limit of {limit_s:g} s; ask for less work or raise HEADDIV_JOB_TIMEOUT_S",
+        type="timeout",
+    )

@@ -1,0 +1,30 @@
+"""Redis key names shared by the API and the RQ task: namespaced and versioned by the engine."""
+
+from __future__ import annotations
+
+from headdiv.workers import ENGINE_VERSION
+
+PREFIX = f"headdiv:v{ENGINE_VERSION}"
+
+
+def result_key(job_id: str) -> str:
+    return f"{PREFIX}:result:{job_id}"
+
+
+def cancel_key(job_id: str) -> str:
+    return f"{PREFIX}:cancel:{job_id}"
+
+
+def claim_key(job_id: str) -> str:
+    """Held for a moment by whoever enqueues a job id, so concurrent submissions enqueue it once."""
+    return f"{PREFIX}:claim:{job_id}"
+
+
+def speed_key(worker: str) -> str:
+    """A live worker's measured engine speed (work units per second); it expires with the worker."""
+    return f"{PREFIX}:speed:{worker}"
+
+
+def admitted_key(queue: str) -> str:
+    """The users' jobs admitted on a queue and not yet seen ended: job id -> [client, work units]."""
+    return f"{PREFIX}:admitted:{queue}"

@@ -1,0 +1,132 @@
+"""The job kinds: each long computation declared once.
+
+A kind names its request model (whose docstring and schema example describe it), the API route that
+submits it and the `headdiv` subcommand that runs it locally. A kind made of simulations (cells) is
+computed cell by cell (`headdiv.workers.jobs.compute`) and assembled by `headdiv.workers.engine.assemble.<name>`; any
+other kind runs `headdiv.workers.engine.run_<name>`. The engine is imported only where jobs run, so this table
+needs no torch. The API's routes, the CLI's subcommands, the job backends, the dashboard's reproduce
+commands and the table in docs/api.md are all generated from `JOB_KINDS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypedDict, Unpack
+
+from pydantic import BaseModel
+
+from headdiv.workers.schemas import (
+    ArchitectureRequest,
+    CovarianceRequest,
+    DiversitySweepRequest,
+    Scenario,
+    SurfaceRequest,
+)
+from headdiv.workers.schemas.requests import CellsRequest
+from headdiv.workers.schemas.training import TrainingRequest
+
+
+class Hooks(TypedDict, total=False):
+    """What a caller may hand the computation of a job (all optional)."""
+
+    progress: Callable[[float], None] | None
+    """Receives the fraction done, in [0, 1]."""
+    should_cancel: Callable[[], bool] | None
+    """Polled between steps; True stops the run with the engine's `JobCancelled`."""
+    device: str | None
+    dtype: str | None
+    partial: Callable[[dict[str, Any]], None] | None
+    """A kind not made of cells hears its result so far (what a running job shows as `partial`)."""
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    """The kind's id: part of every job id, and `kind` in a queued job's record."""
+    request: type[BaseModel]
+    """The body's model; its docstring is the kind's summary, its schema's first example the docs' example."""
+    path: str
+    """The route under /api/v1 that submits it."""
+    command: str
+    """The `headdiv` subcommand that runs it on this machine."""
+
+    @property
+    def single_cell(self) -> bool:
+        """A simulation: the job is its one cell, and its result the cell's full result."""
+        return self.request is Scenario
+
+    @property
+    def made_of_cells(self) -> bool:
+        """Computed as simulations (cells) cached one by one; anything else runs `run_<name>` of the engine."""
+        return self.single_cell or issubclass(self.request, CellsRequest)
+
+    @property
+    def summary(self) -> str:
+        """What it computes, in one line (the route's summary, the subcommand's help, the docs table)."""
+        return inspect.cleandoc(self.request.__doc__ or self.name).split("\n", 1)[0]
+
+    @property
+    def example(self) -> str:
+        """A JSON request (the first example of the request's schema)."""
+        examples: list[Any] = self.request.model_json_schema().get("examples") or [{}]
+        return json.dumps(examples[0])
+
+    def validate(self, payload: BaseModel | dict[str, Any]) -> BaseModel:
+        """The request as its model: a validated one as it is, a JSON payload checked once."""
+        if isinstance(payload, self.request):
+            return payload
+        return self.request.model_validate(payload)
+
+    def assemble(self, request: BaseModel, summaries: list[dict[str, Any] | None]) -> dict[str, Any]:
+        """The result of a multi-cell job from its cells' summaries (`headdiv.workers.engine.assemble.<name>`; no torch)."""
+        assemble = getattr(importlib.import_module("headdiv.workers.engine.assemble"), self.name)
+        result: dict[str, Any] = assemble(request, summaries)
+        return result
+
+    def run(self, request: BaseModel, **hooks: Unpack[Hooks]) -> bytes:
+        """A kind not made of cells: `headdiv.workers.engine.run_<name>(request, **hooks)`, encoded."""
+        from headdiv.workers.jobs.cache.base import encode_result
+
+        result = getattr(importlib.import_module("headdiv.workers.engine"), f"run_{self.name}")(request, **hooks)
+        return encode_result(result)
+
+
+JOB_KINDS: dict[str, JobKind] = {
+    kind.name: kind
+    for kind in (
+        JobKind("simulation", Scenario, "/simulations", "simulate"),
+        JobKind("surface", SurfaceRequest, "/surfaces", "surface"),
+        JobKind("architecture", ArchitectureRequest, "/architectures", "architecture"),
+        JobKind("diversity_sweep", DiversitySweepRequest, "/sweeps/diversity", "sweep"),
+        JobKind("covariance", CovarianceRequest, "/labs/covariance", "covariance"),
+        JobKind("training", TrainingRequest, "/trainings", "train"),
+    )
+}
+
+
+def job_kind(name: str) -> JobKind:
+    try:
+        return JOB_KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown job kind {name!r}; expected one of {', '.join(JOB_KINDS)}") from None
+
+
+def kind_at(path: str) -> JobKind:
+    """The kind whose route is `path` (e.g. '/surfaces')."""
+    found = next((k for k in JOB_KINDS.values() if k.path == path), None)
+    if found is None:
+        raise ValueError(f"no job kind at {path!r}; routes are {', '.join(k.path for k in JOB_KINDS.values())}")
+    return found
+
+
+def docs_table() -> str:
+    """The Markdown table of job kinds in docs/api.md (a test keeps the two in step)."""
+    rows = ["| kind | route | command | what it computes |", "|---|---|---|---|"]
+    rows += [
+        f"| `{k.name}` | `POST /api/v1{k.path}` | `headdiv {k.command}` | {k.summary} |" for k in JOB_KINDS.values()
+    ]
+    return "\n".join(rows)

@@ -1,0 +1,134 @@
+"""HDI of a trained model's key and query heads, layer by layer, against random subspaces.
+
+A trained layer's HDI means little alone: independent random d_k-dimensional subspaces of R^p already
+overlap by d_k / p on average (HDI about 1 - d_k / p), so each layer is reported beside the HDI of
+seeded random subspaces of the same shapes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from headdiv.workers.engine.diversity import hdi, hdi_report
+from headdiv.workers.models.clusters import head_clusters, query_groups
+from headdiv.workers.models.errors import MeasurementStopped, ModelFileError
+from headdiv.workers.models.head_counts import resolve_head_counts
+from headdiv.workers.models.heads import split_gpt2_c_attn, split_heads
+from headdiv.workers.models.naming import LayerTensors, detect_layout
+from headdiv.workers.models.safetensors_file import Source, open_safetensors
+
+MAX_ANGLE_PAIRS = 496
+"""Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
+
+MAX_WORK = 2e11
+"""Floating-point operations one file may cost (some seconds of BLAS on one core): the pairwise overlaps of a
+layer cost about 2 (H d_k)^2 d_model each for keys, queries and the random baseline."""
+
+
+def estimated_work(n_layers: int, d_model: int, query_width: int, key_width: int) -> float:
+    """Flops of the overlaps (Gram products of every pair of heads) plus the bases' SVDs, all layers."""
+    pairs = 2.0 * d_model * (query_width**2 + 2 * key_width**2)
+    svds = 4.0 * d_model * (query_width + 2 * key_width) * max(query_width, key_width)
+    return n_layers * (pairs + svds)
+
+
+def random_subspace_hdi(n_heads: int, p: int, d_k: int, *, seed: int, layer: int) -> float | None:
+    """HDI of n_heads Gaussian p x d_k matrices (uniformly random subspaces), seeded per (seed, layer)."""
+    rng = np.random.default_rng([seed, layer])
+    return hdi([rng.standard_normal((p, d_k)) for _ in range(n_heads)])
+
+
+def _layer_heads(style: str, lt: LayerTensors, mats: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    if style == "gpt2":
+        return split_gpt2_c_attn(mats[lt.query])
+    return mats[lt.query], mats[lt.key]
+
+
+def _hdi_or_error(what: str, heads: list[np.ndarray], **kwargs: Any) -> dict[str, Any]:
+    try:
+        return hdi_report(heads, **kwargs)
+    except ValueError as exc:
+        raise ModelFileError(f"{what}: {exc}") from exc
+
+
+def model_hdi(
+    source: Source,
+    *,
+    num_heads: int | None = None,
+    num_kv_heads: int | None = None,
+    seed: int = 0,
+    model: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """Per-layer key/query HDI of a safetensors file (a path or an open binary file); raises
+    ModelFileError saying what is wrong.
+
+    Header, names, shapes and head counts are all checked before any weight is loaded; then each
+    layer's two tensors are read from the one open file, checked finite, split into heads and measured.
+    `should_stop` is asked before each layer; when it says yes, MeasurementStopped is raised.
+    """
+    with open_safetensors(source) as st:
+        header = st.header
+        layout = detect_layout(header.tensors)
+        counts = resolve_head_counts(layout, header.metadata, num_heads, num_kv_heads)
+        work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width)
+        if work > MAX_WORK:
+            raise ModelFileError(
+                f"this model is too large to measure here: about {work:.2g} operations for {len(layout.layers)} "
+                f"layers of d_model {layout.d_model}, over the limit of {MAX_WORK:.2g}; upload fewer layers"
+            )
+        layers: list[dict[str, Any]] = []
+        for lt in layout.layers:
+            if should_stop is not None and should_stop():
+                raise MeasurementStopped(len(layers), len(layout.layers))
+            mats = {name: st.matrix(name) for name in sorted({lt.query, lt.key})}
+            layers.append(
+                _measure_layer(layout.style, lt, mats, counts.num_heads, counts.num_kv_heads, layout.d_model, seed)
+            )
+    if model is None:
+        model = os.path.basename(os.fspath(source)) if isinstance(source, str | os.PathLike) else "upload.safetensors"
+    return {
+        "model": model,
+        "style": layout.style,
+        "num_heads": counts.num_heads,
+        "num_kv_heads": counts.num_kv_heads,
+        "d_model": layout.d_model,
+        "d_k": counts.d_k,
+        "seed": seed,
+        "expected_random_hdi": (1.0 - counts.d_k / layout.d_model) if counts.num_kv_heads > 1 else None,
+        "layers": layers,
+    }
+
+
+def _measure_layer(
+    style: str,
+    lt: LayerTensors,
+    mats: dict[str, np.ndarray],
+    num_heads: int,
+    num_kv_heads: int,
+    d_model: int,
+    seed: int,
+) -> dict[str, Any]:
+    q_weight, k_weight = _layer_heads(style, lt, mats)
+    key_heads = split_heads(k_weight, num_kv_heads)
+    query_heads = split_heads(q_weight, num_heads)
+    key = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) key heads", key_heads, max_angle_pairs=MAX_ANGLE_PAIRS)
+    query = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) query heads", query_heads, max_angle_pairs=0)
+    return {
+        "layer": lt.layer,
+        "name": lt.stem,
+        "key_hdi": key["hdi"],
+        "query_hdi": query["hdi"],
+        "random_hdi": random_subspace_hdi(num_kv_heads, d_model, key_heads[0].shape[1], seed=seed, layer=lt.layer),
+        "key_overlap": key["overlap_matrix"],
+        "key_principal_angles_deg": key["principal_angles_deg"],
+        "query_overlap": query["overlap_matrix"],
+        "clusters": {
+            "key": head_clusters(np.asarray(key["overlap_matrix"])),
+            "query": head_clusters(np.asarray(query["overlap_matrix"]), query_groups(num_heads, num_kv_heads)),
+        },
+    }

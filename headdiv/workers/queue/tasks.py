@@ -1,0 +1,150 @@
+"""The function RQ runs for every job: compute, publish progress, honour cancel, cache the result.
+
+Expected outcomes (finished, failed for a reason the user can act on, canceled) are *returned*, as the
+job's `JobState` without its result, so RQ's `Retry` is spent only on what it is for: a crash, a lost
+worker, an unreachable cache. The result itself goes to the result cache, not to RQ's result store,
+so it is stored once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from redis.exceptions import RedisError
+from rq import get_current_job
+from rq.job import Job
+from rq.timeouts import JobTimeoutException
+
+from headdiv.workers.jobs.cache.redis import RedisCache
+from headdiv.workers.jobs.cells import cached_summaries, cell_id
+from headdiv.workers.jobs.compute import compute, fill_cells
+from headdiv.workers.jobs.failures import describe_failure, timed_out
+from headdiv.workers.jobs.keys import cancel_key
+from headdiv.workers.jobs.kinds import job_kind
+from headdiv.workers.jobs.redis_client import connect
+from headdiv.workers.jobs.settings import get_job_settings
+from headdiv.workers.jobs.state import CellCount, JobError, JobState, JobStatus
+from headdiv.workers.schemas import Scenario
+
+log = logging.getLogger(__name__)
+PROGRESS_EVERY_S = 0.2
+CANCEL_EVERY_S = 0.25
+
+
+@lru_cache(maxsize=1)
+def _cache() -> RedisCache:
+    settings = get_job_settings()
+    url = settings.cache_redis_url or settings.redis_url
+    if url is None:
+        raise RuntimeError("REDIS_URL (or CACHE_REDIS_URL) must be set for a queue worker")
+    return RedisCache(connect(url, max(5.0, settings.redis_socket_timeout_s)), settings.cache_ttl_s)
+
+
+class _JobHooks:
+    """Progress into `job.meta` and the cancel flags out of Redis, both throttled to a few per second.
+
+    `also` names other jobs whose cancel flag stops this one too (a chunk stops with its parent). The job's
+    time limit is checked here too: RQ's alarm only interrupts Python between bytecodes, so the engine's own
+    checks (between blocks of attention scores) are what end a long run on time."""
+
+    def __init__(self, job: Job, also: tuple[str, ...] = ()) -> None:
+        self.job = job
+        self.flags = [cancel_key(job.id), *(cancel_key(other) for other in also)]
+        self.deadline = time.monotonic() + job.timeout if job.timeout and job.timeout > 0 else None
+        self._last_progress = 0.0
+        self._last_check = 0.0
+        self._canceled = False
+
+    def progress(self, value: float) -> None:
+        now = time.monotonic()
+        if value < 1.0 and now - self._last_progress < PROGRESS_EVERY_S:
+            return
+        self._last_progress = now
+        self.job.meta["progress"] = max(0.0, min(1.0, float(value)))
+        try:
+            self.job.save_meta()
+        except RedisError as exc:  # progress is best effort: a Redis blip must not fail the job
+            log.warning("progress of job %s not published: %s", self.job.id, exc)
+
+    def timed_out(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def should_cancel(self) -> bool:
+        if self.timed_out():
+            return True
+        now = time.monotonic()
+        if not self._canceled and now - self._last_check >= CANCEL_EVERY_S:
+            self._last_check = now
+            try:
+                self._canceled = bool(self.job.connection.exists(*self.flags))
+            except RedisError as exc:  # cannot tell: keep working, and ask again at the next step
+                log.warning("cancel flag of job %s unreadable: %s", self.job.id, exc)
+        return self._canceled
+
+
+def _outcome(
+    job: Job, status: JobStatus, error: JobError | None = None, cells: CellCount | None = None
+) -> dict[str, Any]:
+    progress = 1.0 if status == "finished" else float((job.meta or {}).get("progress", 0.0))
+    state = JobState(job_id=job.id, status=status, progress=progress, error=error, cells=cells)
+    return state.model_dump(mode="json")
+
+
+def _guarded(job: Job, hooks: _JobHooks, work: Callable[[], CellCount | None]) -> dict[str, Any]:
+    """Run `work`; expected endings (finished, failed with a reason, canceled) are returned, not raised."""
+    if hooks.should_cancel():
+        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
+    try:
+        cells = work()
+    except JobTimeoutException:
+        return _outcome(job, "failed", timed_out(float(job.timeout or 0)))
+    except Exception as exc:
+        error = timed_out(float(job.timeout or 0)) if hooks.timed_out() else describe_failure(exc)
+        if error.message.startswith("internal error"):
+            raise  # a bug or a crash: let RQ record the traceback and spend a retry on it
+        return _outcome(job, "canceled" if error.type == "canceled" else "failed", error)
+    hooks.progress(1.0)
+    return _outcome(job, "finished", cells=cells)
+
+
+def _current() -> Job:
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("headdiv.workers.queue.tasks must run inside an RQ worker")
+    return job
+
+
+def run(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Run one job (the cells its chunks left, then its result); returns its final `JobState` as JSON, without
+    the result, which goes to the cache (an unreachable cache raises, and RQ retries the job)."""
+    job, cache = _current(), _cache()
+    hooks = _JobHooks(job)
+
+    def work() -> CellCount | None:
+        outcome = compute(job_kind(kind), payload, cache, progress=hooks.progress, should_cancel=hooks.should_cancel)
+        cache.set(job.id, outcome.raw)
+        submitted = (job.meta or {}).get("from_cache")  # its chunks cached the rest: what counts is before them
+        if outcome.cells is None or submitted is None:
+            return outcome.cells
+        return outcome.cells.model_copy(update={"from_cache": min(int(submitted), outcome.cells.from_cache)})
+
+    return _guarded(job, hooks, work)
+
+
+def run_cells(parent: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """One chunk of a job fanned out across workers: simulate these cells (those not cached yet), caching each.
+    It stops when its parent job is canceled."""
+    job, cache = _current(), _cache()
+    hooks = _JobHooks(job, also=(parent,))
+
+    def work() -> None:
+        scenarios = [Scenario.model_validate(c) for c in cells]
+        ids = [cell_id(s) for s in scenarios]
+        summaries = cached_summaries(cache, ids)
+        fill_cells(scenarios, ids, summaries, cache, progress=hooks.progress, should_cancel=hooks.should_cancel)
+
+    return _guarded(job, hooks, work)

@@ -1,0 +1,62 @@
+"""Class polls: the request and response bodies (torch-free, shared by the API and the dashboard).
+
+A poll counts answers to one prediction question of a guided tour. Nothing a voter sends is kept but
+the choice it counts (one of the poll's choice ids, checked against them) and a one-way hash of the
+browser's random voter token, so the same browser is counted once; no text from users is stored, so
+none can ever be shown.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from headdiv.workers.schemas.fields import Int, StrictModel
+
+MAX_CHOICES = 8
+MAX_ANSWERS = 2000
+"""Answers counted per poll; the next ones are refused (a lecture hall, not a referendum)."""
+POLL_TTL_S = 4 * 3600
+"""A poll and its counts expire this long after it was opened."""
+POLL_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"
+"""`secrets.token_urlsafe(12)`: 96 random bits, unguessable, and short enough to type from a projector."""
+
+ChoiceId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,23}$", description="A choice's id (a slug).")]
+Topic = Annotated[
+    str,
+    Field(
+        pattern=r"^[a-z0-9][a-z0-9-]{0,39}/[1-9][0-9]?$",
+        description="What the poll asks: `tour/step` of a guided tour (the dashboard shows that step's question).",
+    ),
+]
+VoterToken = Annotated[
+    str,
+    Field(pattern=r"^[A-Za-z0-9_-]{16,64}$", description="A random token the voter's browser keeps; one answer each."),
+]
+
+
+class PollCreate(StrictModel):
+    topic: Topic
+    choices: list[ChoiceId] = Field(min_length=2, max_length=MAX_CHOICES, description="The choice ids, in order.")
+
+    @model_validator(mode="after")
+    def _unique(self) -> PollCreate:
+        if len(set(self.choices)) != len(self.choices):
+            raise ValueError("choices: the choice ids must be different")
+        return self
+
+
+class PollAnswer(StrictModel):
+    choice: ChoiceId
+    voter: VoterToken
+
+
+class PollView(StrictModel):
+    id: str
+    topic: str
+    choices: list[str]
+    counts: dict[str, Int]
+    """Answers per choice id, every choice listed (0 when none)."""
+    total: Int
+    expires_in_s: Int

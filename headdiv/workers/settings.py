@@ -1,0 +1,59 @@
+"""Engine settings, read from the environment (prefix ``HEADDIV_``) by pydantic-settings.
+
+They live beside the engine rather than in `headdiv/server/` because the CLI, the queue worker and the
+schema's work-budget rule all need them without importing the web stack.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class EngineSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HEADDIV_", extra="ignore")
+
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    dtype: Literal["float32", "float64"] = "float32"
+    compile: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="torch.compile the NW step: 'auto' compiles in the background and uses the "
+        "eager path until ready; 'on' compiles before the first use; 'off' never compiles.",
+    )
+    max_work: float = Field(
+        4e10,
+        gt=0,
+        description="Budget on replicates*H*queries*n*(d_k+3) for one Monte Carlo run.",
+    )
+    max_job_work: float = Field(
+        4e11, gt=0, description="Budget on the summed work of all runs in one surface/sweep/architecture."
+    )
+    max_estimates: int = Field(
+        1 << 23,
+        gt=0,
+        description="Cap on replicates*H*queries: the estimates kept for the exact decomposition.",
+    )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description="Compute threads of the engine (torch's intra-op threads); None: torch's default.",
+    )
+    first_batch_work: float = Field(
+        4e8,
+        gt=0,
+        description="Work units of the first batch of a multi-cell job (small, so a first result comes soon).",
+    )
+    batch_work: float = Field(2e9, gt=0, description="Work units of the later batches of cells simulated together.")
+    chunk_bytes: int = Field(32 << 20, gt=0, description="Memory bound for one chunk of training data and keys.")
+    score_bytes: int = Field(
+        8 << 20, gt=0, description="Size of one block of attention scores (8 MiB measured best here)."
+    )
+
+
+@lru_cache(maxsize=1)
+def get_engine_settings() -> EngineSettings:
+    return EngineSettings()

@@ -1,0 +1,92 @@
+"""The distribution installs one package, `headdiv`, and nothing generic at the top of site-packages: a
+user's own `server.py` or `workers/` beside a notebook must not shadow ours, nor ours theirs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*argv: str | Path, cwd: Path | None = None) -> str:
+    result = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy (setuptools writes build/ and egg-info beside the sources), in this interpreter
+    # (no build isolation, so nothing is downloaded).
+    source = tmp_path_factory.mktemp("source")
+    shutil.copytree(ROOT / "headdiv", source / "headdiv", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", out, source)
+    (built,) = out.glob("headdiv-*.whl")
+    return built
+
+
+def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"headdiv"}
+    # the dashboard's files travel with it
+    assert "headdiv/dashboard/assets/style.css" in names and "headdiv/dashboard/vendor/plotly-2d.min.js" in names
+    assert any(n.startswith("headdiv/dashboard/explanations/") for n in names)
+
+
+@pytest.mark.slow
+def test_installed_in_a_fresh_venv_it_computes_beside_a_users_own_server_and_workers(
+    wheel: Path, tmp_path: Path
+) -> None:
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
+    # The wheel itself goes into the fresh venv; its dependencies (torch and the rest) are lent from this
+    # interpreter's site-packages by a path line, which does not run this checkout's editable-install hook.
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    (site / "lent-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+
+    notebook = tmp_path / "notebook"
+    (notebook / "workers").mkdir(parents=True)
+    (notebook / "server.py").write_text("raise ImportError('the user server.py was imported')\n")
+    (notebook / "workers" / "__init__.py").write_text("raise ImportError('the user workers/ was imported')\n")
+    (notebook / "dashboard.py").write_text("raise ImportError('the user dashboard.py was imported')\n")
+    code = (
+        "import json, headdiv, server, sys\n"
+        "from headdiv.server.cli import main\n"
+        "assert headdiv.__file__.startswith(sys.argv[1]), headdiv.__file__\n"
+        "assert main(['simulate', json.dumps({'H': 2, 'n': 16, 'replicates': 2, 'queries': 2})]) == 0\n"
+    )
+    result = subprocess.run(
+        [python, "-c", code, str(site)],
+        cwd=notebook,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
+    )
+    # `import server` reached the user's own file (it raises), so ours never stood in its way
+    assert "the user server.py was imported" in result.stderr, result.stdout + result.stderr
+    code = code.replace("import json, headdiv, server, sys", "import json, headdiv, sys")
+    result = subprocess.run(
+        [python, "-c", code, str(site)],
+        cwd=notebook,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"mse"' in result.stdout
