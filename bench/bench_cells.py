@@ -45,7 +45,7 @@ def median_time(fn: Callable[[], object], repeat: int) -> float:
 
 def batch_ratio(repeat: int) -> None:
     """Separate and batched runs interleaved (one warm-up each), so a busy machine slows both alike."""
-    from headdiv.workers.engine import simulate, simulate_many
+    from headdiv.workers.engine.simulation import simulate, simulate_many
     from headdiv.workers.schemas import Scenario
 
     cells = [Scenario.model_validate({"theta": 6.0 * k}) for k in range(16)]
@@ -206,7 +206,7 @@ def fan_out_once(redis_url: str, count: int) -> float:
 
 CEILING_JOB = """
 import time
-from headdiv.workers.engine import simulate_many
+from headdiv.workers.engine.simulation import simulate_many
 from headdiv.workers.schemas import Scenario
 cells = [Scenario.model_validate({"replicates": 100, "theta": 3.75 * k, "seed": 1}) for k in range(24)]
 list(simulate_many(cells[:2]))
@@ -248,7 +248,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=steps_named, choices=steps_named, help="run only these steps")
     args = parser.parse_args()
     os.environ.setdefault("HEADDIV_COMPILE", "on")
-    from headdiv.workers.engine import warm_up
+    from headdiv.workers.engine.nw import warm_up
 
     started = time.perf_counter()
     compiled = warm_up()

@@ -13,10 +13,10 @@ from safetensors.numpy import save_file
 from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
-from headdiv.dashboard.export import head_clusters_csv
 from headdiv.workers.engine.diversity import hdi, hdi_report
 from headdiv.workers.models import model_hdi
 from headdiv.workers.models.clusters import head_clusters, query_groups
+from headdiv.workers.schemas.tables import head_clusters_csv
 
 P, D_K = 24, 3
 

@@ -1,6 +1,7 @@
 """Imports point one way: dashboard -> schemas (HTTP for the rest); server -> job protocol -> engine;
-worker -> job protocol -> engine. Checked on the source (what each module imports) and in fresh
-interpreters (what importing it actually loads)."""
+worker -> job protocol -> engine; the server reaches the engine only through the job protocol and the
+reports facade; the engine imports neither. Checked on the source (what each module imports) and in
+fresh interpreters (what importing it actually loads)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,59 @@ def test_nothing_under_workers_imports_the_server() -> None:
         if name == "headdiv.server" or name.startswith("headdiv.server.")
     ]
     assert offenders == []
+
+
+def offenders(package: str, allowed: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+    """`package`'s imports of a module under one of `forbidden` that is not under one of `allowed`."""
+    return [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources(package)
+        for name in imports_of(path)
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+        and not any(name == a or name.startswith(a + ".") for a in allowed)
+    ]
+
+
+def test_the_engine_imports_neither_the_job_protocol_nor_the_server() -> None:
+    """The engine owns its hook and runner types; it sees only schemas, settings and errors."""
+    allowed = (
+        "headdiv.workers.engine",
+        "headdiv.workers.schemas",
+        "headdiv.workers.errors",
+        "headdiv.workers.settings",
+    )
+    assert offenders("headdiv/workers/engine", allowed, ("headdiv",)) == []
+
+
+def test_the_server_reaches_the_engine_only_through_the_job_protocol_and_the_reports() -> None:
+    """One road each: jobs through `headdiv.workers.jobs`, reports (HDI, theory, lessons, model weights,
+    warm-up) through `headdiv.workers.reports`; never an engine or models module directly."""
+    forbidden = ("headdiv.workers.engine", "headdiv.workers.models")
+    assert offenders("headdiv/server", (), forbidden) == []
+
+
+def test_the_command_line_does_not_borrow_from_the_dashboard() -> None:
+    """`headdiv heads --csv` and the rest take their tables from the torch-free schemas; the `dashboard`
+    subcommand serves the app through the server's own mount."""
+    cli = [p for p in sources("headdiv/server") if p.stem == "cli" or "cli" in p.relative_to(ROOT).parts]
+    assert cli, "no command-line module found"
+    found = [
+        f"{p.relative_to(ROOT)} imports {n}" for p in cli for n in imports_of(p) if n.startswith("headdiv.dashboard")
+    ]
+    assert found == []
+
+
+def test_no_name_is_imported_from_a_string_on_the_compute_path() -> None:
+    """A reader, mypy and grep follow a job from its route to its engine function: no `import_module`,
+    no module `__getattr__` anywhere in the server or the compute side."""
+    found = [
+        f"{path.relative_to(ROOT)}: {needle}"
+        for package in ("headdiv/server", "headdiv/workers")
+        for path in sources(package)
+        for needle in ("import_module", "__getattr__", "__import__")
+        if needle in path.read_text(encoding="utf-8")
+    ]
+    assert found == []
 
 
 def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() -> None:

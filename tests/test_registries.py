@@ -23,7 +23,7 @@ from headdiv.server.cli import build_parser
 from headdiv.server.main import create_app
 from headdiv.server.settings import ServerSettings
 from headdiv.workers import docs
-from headdiv.workers.engine import simulate
+from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
 from headdiv.workers.schemas import SWEEP_PARAMS, Scenario
 from headdiv.workers.schemas.fields import Slider, Sweep, hint

@@ -12,6 +12,7 @@ import shlex
 from typing import Any
 
 from headdiv.workers.jobs.kinds import JOB_KINDS
+from headdiv.workers.schemas.tables import records_csv
 from headdiv.workers.schemas.weightings import WEIGHTINGS
 
 CLI_COMMANDS: dict[str, str] = {kind.path: kind.command for kind in JOB_KINDS.values()}
@@ -29,20 +30,6 @@ def _flatten(prefix: str, value: Any, rows: list[tuple[str, Any]]) -> None:
         rows.append((prefix, value))
 
 
-def _table(records: list[dict[str, Any]]) -> str:
-    """Records (dicts of scalars) as CSV with the union of their keys as header."""
-    keys: list[str] = []
-    for r in records:
-        for k, v in r.items():
-            if k not in keys and not isinstance(v, (dict, list)):
-                keys.append(k)
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    w.writerows(records)
-    return buf.getvalue()
-
-
 def result_to_csv(result: dict[str, Any]) -> str:
     """A result as CSV: a real table where the result is one (surface cells, sweep points, candidates),
     otherwise one `key,value` row per number with dotted paths (e.g. `heads[2].variance`)."""
@@ -53,11 +40,11 @@ def result_to_csv(result: dict[str, Any]) -> str:
         for i, yv in enumerate(result["y"]["values"]):
             for j, xv in enumerate(result["x"]["values"]):
                 records.append({xp: xv, yp: yv, **{m: result["metrics"][m][i][j] for m in names}})
-        return _table(records)
+        return records_csv(records)
     if isinstance(result.get("points"), list):
-        return _table(result["points"])
+        return records_csv(result["points"])
     if isinstance(result.get("candidates"), list):
-        return _table(result["candidates"])
+        return records_csv(result["candidates"])
     rows: list[tuple[str, Any]] = []
     _flatten("", result, rows)
     buf = io.StringIO()
@@ -65,34 +52,6 @@ def result_to_csv(result: dict[str, Any]) -> str:
     w.writerow(["key", "value"])
     w.writerows(rows)
     return buf.getvalue()
-
-
-def head_clusters_csv(result: dict[str, Any]) -> str:
-    """A model's heads clustered and ranked (`clusters` of each layer of a model HDI result), one row per head:
-    its key group, flat cluster, place in the dendrogram's order, diversity contribution and redundancy rank
-    (0 = the head whose removal costs the layer the least diversity)."""
-    records: list[dict[str, Any]] = []
-    for layer in result.get("layers") or []:
-        for which in ("query", "key"):
-            c = (layer.get("clusters") or {}).get(which)
-            if not c:
-                continue
-            place = {head: i for i, head in enumerate(c["order"])}
-            rank = {head: i for i, head in enumerate(c["redundant_first"])}
-            for head, contribution in enumerate(c["contribution"]):
-                records.append(
-                    {
-                        "layer": layer.get("layer"),
-                        "heads": which,
-                        "head": head,
-                        "key_group": c["groups"][head],
-                        "cluster": c["labels"][head],
-                        "order": place[head],
-                        "contribution": contribution,
-                        "redundancy_rank": rank[head],
-                    }
-                )
-    return _table(records)
 
 
 def weighting_result(result: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +87,7 @@ def weighting_csv(result: dict[str, Any]) -> str:
         records.append(
             {"row": "rho_curve", "scheme": "geometric", "rho": rho, "mse": mse, "best": rho == w.get("best_rho")}
         )
-    return _table(records)
+    return records_csv(records)
 
 
 def reproduce_commands(api_url: str, path: str, body: dict[str, Any]) -> str:

@@ -199,16 +199,6 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def describe_failure(exc: BaseException) -> str:
-    """`error: <message>` for the engine's own refusals, `internal error (<type>): ...` for bugs."""
-    errors = sys.modules.get("headdiv.workers.engine.errors")
-    expected: tuple[type[BaseException], ...] = (ValueError,)
-    if errors is not None:
-        expected += (errors.EngineError,)
-    kind = "error" if isinstance(exc, expected) else f"internal error ({type(exc).__name__})"
-    return f"{kind}: {exc}"
-
-
 class ProgressPrinter:
     """Prints `label: NN%` to stderr each time the progress has moved by at least `step` percent."""
 
@@ -265,18 +255,17 @@ def _job_command(kind: JobKind) -> EngineCommand:
 def _run_hdi(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     import numpy as np
 
-    from headdiv.workers.engine import hdi_report
+    from headdiv.workers import reports
     from headdiv.workers.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 
     matrices = [np.asarray(m, dtype=np.float64) for m in request.matrices]
-    return hdi_report(matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES)
+    return reports.hdi(matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES)
 
 
 def _run_theory(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
-    from headdiv.workers.engine import architecture_theory
+    from headdiv.workers import reports
 
-    result: dict[str, Any] = architecture_theory(request)
-    return result
+    return reports.theory(request)
 
 
 ENGINE_COMMANDS: tuple[EngineCommand, ...] = (
@@ -312,7 +301,11 @@ def _engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, 
         # user gets one readable line and a non-zero status. HEADDIV_DEBUG=1 shows the traceback.
         if os.environ.get("HEADDIV_DEBUG") == "1":
             raise
-        print(f"{command.name}: {describe_failure(exc)}", file=err, flush=True)
+        from headdiv.workers.jobs.failures import describe_failure
+
+        reason = describe_failure(exc).message
+        prefix = "" if reason.startswith("internal error") else "error: "
+        print(f"{command.name}: {prefix}{reason}", file=err, flush=True)
         return EXIT_FAILED
     text = json.dumps(jsonable(result), indent=2 if args.pretty else None, allow_nan=False)
     out.write(text + "\n")
@@ -410,16 +403,17 @@ def _worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _heads(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """A trained model's heads measured, clustered and ranked (the Real models view, docs/model.md section 9):
     a built-in model by name or a .safetensors file; JSON, or one CSV row per head with `--csv`."""
-    from headdiv.dashboard.export import head_clusters_csv
-    from headdiv.workers.models import ModelFileError, builtin_hdi, model_hdi
+    from headdiv.workers import reports
+    from headdiv.workers.errors import ModelFileError
     from headdiv.workers.schemas.builtin_models import BUILTINS
+    from headdiv.workers.schemas.tables import head_clusters_csv
 
     try:
         if args.model in BUILTINS:
-            result = builtin_hdi(args.model, args.seed)
+            result = reports.builtin_heads(args.model, args.seed)
         elif Path(args.model).is_file():
             path = Path(args.model)
-            result = model_hdi(
+            result = reports.model_heads(
                 path, num_heads=args.num_heads, num_kv_heads=args.num_kv_heads, seed=args.seed, model=path.name
             )
         else:
@@ -467,23 +461,21 @@ def _warm(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _dashboard(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import uvicorn
-    from a2wsgi import WSGIMiddleware
     from starlette.middleware.gzip import GZipMiddleware
 
-    from headdiv.dashboard.app import create_dash_app
     from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
-    from headdiv.server.dashboard_mount import harden
+    from headdiv.server.dashboard_mount import dashboard_app
     from headdiv.server.main import COMPRESS_FROM_BYTES
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
-    app = create_dash_app(api_url)
-    csp = content_security_policy(harden(app))
+    dashboard = dashboard_app(api_url)
+    csp = content_security_policy(dashboard.script_hashes)
     sock = listen(args.host, args.port, err, "choose another with --port N")
     if sock is None:
         return EXIT_FAILED
     print(f"headdiv dashboard: talking to the API at {api_url}", file=out, flush=True)
     print(f"headdiv dashboard: open {browser_url(args.host, args.port)} in a browser", file=out, flush=True)
-    served = GZipMiddleware(WSGIMiddleware(app.server), minimum_size=COMPRESS_FROM_BYTES)  # type: ignore[arg-type]
+    served = GZipMiddleware(dashboard.app, minimum_size=COMPRESS_FROM_BYTES)
     config = uvicorn.Config(SecurityHeadersMiddleware(served, csp=csp), host=args.host, port=args.port)
     uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK

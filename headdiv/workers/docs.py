@@ -1,6 +1,6 @@
 """The tables of docs/ that are generated from the registries, so the docs can never name a stale choice.
 
-`python -m workers.docs` (or `make docs`) rewrites each table between its markers; `--check` only says
+`python -m headdiv.workers.docs` (or `make docs`) rewrites each table between its markers; `--check` only says
 whether the files are up to date (a test runs the same comparison).
 """
 

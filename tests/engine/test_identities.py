@@ -9,8 +9,8 @@ import pytest
 import scipy.linalg
 
 from headdiv.workers.engine import decomposition as dec
-from headdiv.workers.engine import hdi_report, simulate
-from headdiv.workers.engine.diversity import hdi, orthonormal_basis, principal_angles
+from headdiv.workers.engine.diversity import hdi, hdi_report, orthonormal_basis, principal_angles
+from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}

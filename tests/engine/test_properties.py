@@ -7,7 +7,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from headdiv.workers.engine import simulate
+from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.schemas import Scenario
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from headdiv.workers.engine import simulate
 from headdiv.workers.engine.diversity import hdi_report
+from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.schemas import Scenario
 from tests.engine import reference
 

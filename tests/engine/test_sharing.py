@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from headdiv.workers.engine import keymaps, montecarlo, simulate, simulate_many
+from headdiv.workers.engine import keymaps, montecarlo
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.keymaps import KeyMap, head_maps
+from headdiv.workers.engine.simulation import simulate, simulate_many
 from headdiv.workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}

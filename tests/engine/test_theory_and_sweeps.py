@@ -6,8 +6,16 @@ import math
 
 import pytest
 
-from headdiv.workers.engine import JobCancelled, architecture_theory, assemble, simulate, simulate_many
-from headdiv.workers.engine.theory import best_split, fit_architecture, fit_diversity_bound, objective
+from headdiv.workers.engine import assemble
+from headdiv.workers.engine.simulation import simulate, simulate_many
+from headdiv.workers.engine.theory import (
+    architecture_theory,
+    best_split,
+    fit_architecture,
+    fit_diversity_bound,
+    objective,
+)
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.cells import cached_summaries, cell_id, summarize
 from headdiv.workers.jobs.compute import compute, run_job

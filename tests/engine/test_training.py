@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from headdiv.workers.engine import simulate
-from headdiv.workers.engine.errors import JobCancelled
 from headdiv.workers.engine.sampling import QUERIES, RANDOM_GEOMETRY, TRAINING
+from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.engine.training import (
     INIT_HEADS,
     OPTIMIZER_CLASSES,
@@ -23,6 +22,7 @@ from headdiv.workers.engine.training import (
     orthonormal_bases,
     run_training,
 )
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 TINY = {"H": 3, "d_k": 2, "n": 24, "queries": 6, "replicates": 8, "noise": 0.3, "seed": 3}

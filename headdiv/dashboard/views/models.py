@@ -18,7 +18,6 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, download_bar, graph, number_input, radio, view_page
-from headdiv.dashboard.export import head_clusters_csv
 from headdiv.dashboard.figures import models as figs
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
@@ -27,6 +26,7 @@ from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View
 from headdiv.workers.schemas.builtin_models import BUILTINS
 from headdiv.workers.schemas.fields import MAX_SEED
+from headdiv.workers.schemas.tables import head_clusters_csv
 
 VIEW_ID = "models"
 Result = dict[str, Any]

@@ -22,6 +22,8 @@ from pydantic import BaseModel
 
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.base import BackendHealth
+from headdiv.workers import reports
+from headdiv.workers.errors import EngineError
 from headdiv.workers.jobs.cache.base import ResultCache
 from headdiv.workers.jobs.cells import pending
 from headdiv.workers.jobs.compute import compute, running_partial, snapshot
@@ -278,11 +280,8 @@ def _device() -> str:
     """The device the engine resolves to here (torch is imported once, on first use)."""
     global _DEVICE
     if _DEVICE is None:
-        from headdiv.workers.engine import EngineError
-        from headdiv.workers.engine.device import resolve_device
-
         try:
-            _DEVICE = str(resolve_device(None))
+            _DEVICE = reports.device_name()
         except EngineError as exc:
             return f"unavailable ({exc})"
     return _DEVICE

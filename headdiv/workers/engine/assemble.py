@@ -10,11 +10,14 @@ only, so the API can assemble a partial result without loading torch.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
 
 from headdiv.workers.engine.theory import architecture_theory, fit_architecture, fit_diversity_bound
 from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
 from headdiv.workers.schemas.metrics import SURFACE_METRICS
+from headdiv.workers.schemas.requests import CellsRequest
 
 Summary = dict[str, Any]
 
@@ -109,3 +112,29 @@ def diversity_sweep(request: DiversitySweepRequest, cells: list[Summary | None])
         "holds": holds,
         "base": request.base.canonical(),
     }
+
+
+RequestT = TypeVar("RequestT", bound=CellsRequest)
+
+
+@dataclass(frozen=True)
+class AssemblerEntry(Generic[RequestT]):
+    """A multi-cell request model and the function that assembles its result (mypy checks the pair)."""
+
+    request: type[RequestT]
+    assemble: Callable[[RequestT, list[Summary | None]], dict[str, Any]]
+
+
+ASSEMBLERS: tuple[AssemblerEntry[Any], ...] = (
+    AssemblerEntry(SurfaceRequest, surface),
+    AssemblerEntry(ArchitectureRequest, architecture),
+    AssemblerEntry(DiversitySweepRequest, diversity_sweep),
+)
+
+
+def assembler_for(request: RequestT) -> Callable[[RequestT, list[Summary | None]], dict[str, Any]]:
+    """The assembler of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
+    for entry in ASSEMBLERS:
+        if isinstance(request, entry.request):
+            return cast(Callable[[RequestT, list[Summary | None]], dict[str, Any]], entry.assemble)
+    raise KeyError(f"no assembler for {type(request).__name__}")

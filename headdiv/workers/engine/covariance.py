@@ -22,12 +22,12 @@ import numpy as np
 import torch
 
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
-from headdiv.workers.engine.errors import JobCancelled
 from headdiv.workers.engine.geometry import build_geometry
+from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.montecarlo import _nw_inputs
 from headdiv.workers.engine.sampling import query_points, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
-from headdiv.workers.jobs.kinds import Hooks
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import CovarianceRequest, Scenario
 from headdiv.workers.schemas.bandwidths import bandwidth
 
@@ -151,7 +151,7 @@ def _assemble(request: CovarianceRequest, per_angle: list[dict[str, Any]]) -> di
     }
 
 
-def run_covariance(request: CovarianceRequest, **hooks: Unpack[Hooks]) -> dict[str, Any]:
+def run_covariance(request: CovarianceRequest, /, **hooks: Unpack[Hooks]) -> dict[str, Any]:
     """Every angle's measured covariance, its split and the lemma's bound, with progress and cancel."""
     device, dtype = resolve_device(hooks.get("device")), resolve_dtype(hooks.get("dtype"))
     progress, should_cancel, partial = hooks.get("progress"), hooks.get("should_cancel"), hooks.get("partial")

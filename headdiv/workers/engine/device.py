@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from headdiv.workers.engine.errors import EngineError
+from headdiv.workers.errors import EngineError
 from headdiv.workers.settings import get_engine_settings
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}

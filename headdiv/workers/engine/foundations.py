@@ -19,11 +19,14 @@ CPU core: these are teaching figures, not experiments.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 import torch
 
+from headdiv.workers.schemas.fields import StrictModel
 from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 # --------------------------------------------------------------------------------------------------
@@ -291,3 +294,31 @@ def budget_lesson(query: BudgetQuery) -> dict[str, Any]:
         "by_length": by_length,
         "by_heads": by_heads,
     }
+
+
+QueryT = TypeVar("QueryT", bound=StrictModel)
+
+
+@dataclass(frozen=True)
+class LessonRunner(Generic[QueryT]):
+    """A lesson's query model and the function that answers it (mypy checks the pair)."""
+
+    query: type[QueryT]
+    answer: Callable[[QueryT], dict[str, Any]]
+
+
+LESSON_RUNNERS: tuple[LessonRunner[Any], ...] = (
+    LessonRunner(ScalingQuery, scaling_lesson),
+    LessonRunner(SoftmaxQuery, softmax_lesson),
+    LessonRunner(EntropyQuery, entropy_lesson),
+    LessonRunner(BudgetQuery, budget_lesson),
+)
+"""One entry per lesson of `headdiv.workers.schemas.lessons.LESSONS` (a test checks the two agree)."""
+
+
+def lesson_runner(query: QueryT) -> Callable[[QueryT], dict[str, Any]]:
+    """The function answering `query`'s lesson (a KeyError names a query model with none: a bug, not input)."""
+    for entry in LESSON_RUNNERS:
+        if isinstance(query, entry.query):
+            return cast(Callable[[QueryT], dict[str, Any]], entry.answer)
+    raise KeyError(f"no lesson answers {type(query).__name__}")

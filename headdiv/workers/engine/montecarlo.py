@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from headdiv.workers.engine.errors import JobCancelled
 from headdiv.workers.engine.geometry import Geometry
 from headdiv.workers.engine.keymaps import KeyMap, Maps, big_head_map, head_maps
 from headdiv.workers.engine.nw import nw_attention
 from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.kernels import KERNELS
 from headdiv.workers.schemas.weightings import WEIGHTINGS, AttentionSums, Weighting

@@ -12,9 +12,9 @@ import torch
 
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
-from headdiv.workers.engine.errors import EngineError
 from headdiv.workers.engine.geometry import Geometry, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import Draws, run_draws
+from headdiv.workers.errors import EngineError
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.weightings import WEIGHTINGS
 from headdiv.workers.settings import get_engine_settings

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import torch
@@ -24,10 +24,11 @@ import torch
 from headdiv.workers.engine.decomposition import effective_heads, moments
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.diversity import hdi_report
-from headdiv.workers.engine.errors import JobCancelled
 from headdiv.workers.engine.geometry import build_geometry
+from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.sampling import derive_seed, query_points, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.geometries import Blocks
 from headdiv.workers.schemas.kernels import KERNELS
@@ -206,19 +207,12 @@ RECORDED = (
 """The per-record arrays of a result, aligned on `steps`."""
 
 
-def run_training(
-    req: TrainingRequest,
-    *,
-    progress: Callable[[float], None] | None = None,
-    should_cancel: Callable[[], bool] | None = None,
-    device: str | None = None,
-    dtype: str | None = None,
-    partial: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
+def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> dict[str, Any]:
     """Train, recording at step 0, every `record_every` steps and at the end; `partial` hears the result
     recorded so far after each record (the running job's partial result)."""
+    progress, should_cancel, partial = hooks.get("progress"), hooks.get("should_cancel"), hooks.get("partial")
     s = req.base
-    dev, dt = resolve_device(device), resolve_dtype(dtype)
+    dev, dt = resolve_device(hooks.get("device")), resolve_dtype(hooks.get("dtype"))
     w0 = torch.as_tensor(INIT_HEADS[req.init](s), device=dev, dtype=dt)
     p = w0.shape[1]
     wq = w0.clone().requires_grad_(True)

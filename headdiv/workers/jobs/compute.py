@@ -13,16 +13,20 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel
 
 from headdiv.workers.jobs.cache.base import ResultCache, encode_result
 from headdiv.workers.jobs.cells import Summary, cached_summaries, cell_id, store
 from headdiv.workers.jobs.ids import canonical_payload, job_id
-from headdiv.workers.jobs.kinds import Hooks, JobKind
+from headdiv.workers.jobs.kinds import JobKind
 from headdiv.workers.jobs.state import CellCount
 from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.requests import CellsRequest
+
+if TYPE_CHECKING:  # the engine's hook type; the engine itself is imported only where jobs run
+    from headdiv.workers.engine.hooks import Hooks
 
 PARTIAL_EVERY_S = 0.25
 """How often a running job of a kind not made of cells publishes its result so far."""
@@ -58,7 +62,7 @@ def fill_cells(
 ) -> bytes | None:
     """Simulate the cells whose summary is None (batched), caching each as it finishes and filling
     `summaries` in place; `progress` counts the cells already there. Returns the last result encoded."""
-    from headdiv.workers.engine import simulate_many  # only where jobs run: torch is loaded here
+    from headdiv.workers.engine.simulation import simulate_many  # only where jobs run: torch is loaded here
 
     missing = [k for k, s in enumerate(summaries) if s is None]
     ready, total = len(cells) - len(missing), max(1, len(cells))
@@ -92,8 +96,10 @@ def compute(
     `on_cells` hears how many cells there are and how many were cached, before any is computed."""
     request = kind.validate(payload)
     if not kind.made_of_cells:
+        from headdiv.workers.engine.runners import runner_for  # only where jobs run: torch is loaded here
+
         hooks["partial"] = _publisher(kind, request, cache)
-        return Outcome(kind.run(request, **hooks), None)
+        return Outcome(encode_result(runner_for(request)(request, **hooks)), None)
     cells: list[Scenario] = request.scenarios()  # type: ignore[attr-defined]
     ids = [cell_id(c) for c in cells]
     summaries = cached_summaries(cache, ids)
@@ -107,7 +113,17 @@ def compute(
         if raw is not None:
             return Outcome(raw, count)
         return compute(kind, request, cache, on_cells, **hooks)  # evicted between lookup and read: simulate again
-    return Outcome(encode_result(kind.assemble(request, summaries)), count)
+    return Outcome(encode_result(assemble(request, summaries)), count)
+
+
+def assemble(request: BaseModel, summaries: list[Summary | None]) -> dict[str, Any]:
+    """A multi-cell job's result from its cells' summaries (the engine's assembly is torch-free, so the
+    API builds a running job's partial result with it)."""
+    from headdiv.workers.engine.assemble import assembler_for
+
+    if not isinstance(request, CellsRequest):
+        raise TypeError(f"{type(request).__name__} is not made of cells")
+    return assembler_for(request)(request, summaries)
 
 
 def running_partial(kind: JobKind, request: BaseModel, cache: ResultCache) -> dict[str, Any] | None:
@@ -125,7 +141,7 @@ def snapshot(
     summaries = cached_summaries(cache, ids)
     done = sum(s is not None for s in summaries)
     count = CellCount(total=len(ids), done=done, from_cache=done if from_cache is None else min(from_cache, done))
-    partial = kind.assemble(request, summaries) if not kind.single_cell and done else None
+    partial = assemble(request, summaries) if not kind.single_cell and done else None
     return count, partial
 
 

@@ -1,9 +1,10 @@
-"""Turn what a job raised into a reason the user can read (shared by both runners)."""
+"""Turn what a job raised into a reason the user can read (shared by both runners and the CLI)."""
 
 from __future__ import annotations
 
 from pydantic import ValidationError
 
+from headdiv.workers.errors import EngineError, JobCancelled
 from headdiv.workers.jobs.cache.base import NonFiniteResult
 from headdiv.workers.jobs.state import JobError
 from headdiv.workers.schemas.fields import first_error
@@ -11,8 +12,6 @@ from headdiv.workers.schemas.fields import first_error
 
 def describe_failure(exc: BaseException) -> JobError:
     """The engine's own errors keep their message; anything else is named as an internal error."""
-    from headdiv.workers.engine.errors import EngineError, JobCancelled  # only where jobs run: torch is loaded there
-
     if isinstance(exc, JobCancelled):
         return JobError(message="canceled on request", type="canceled")
     if isinstance(exc, ValidationError):

@@ -2,20 +2,19 @@
 
 A kind names its request model (whose docstring and schema example describe it), the API route that
 submits it and the `headdiv` subcommand that runs it locally. A kind made of simulations (cells) is
-computed cell by cell (`headdiv.workers.jobs.compute`) and assembled by `headdiv.workers.engine.assemble.<name>`; any
-other kind runs `headdiv.workers.engine.run_<name>`. The engine is imported only where jobs run, so this table
-needs no torch. The API's routes, the CLI's subcommands, the job backends, the dashboard's reproduce
+computed cell by cell (`headdiv.workers.jobs.compute`) and assembled by its entry in
+`headdiv.workers.engine.assemble.ASSEMBLERS`; any other kind by its entry in
+`headdiv.workers.engine.runners.RUNNERS`, both keyed by the request model (a test checks that each kind
+has exactly one). This table names no engine function, so it needs no torch. The API's routes, the CLI's subcommands, the job backends, the dashboard's reproduce
 commands and the table in docs/api.md are all generated from `JOB_KINDS`.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -28,19 +27,6 @@ from headdiv.workers.schemas import (
 )
 from headdiv.workers.schemas.requests import CellsRequest
 from headdiv.workers.schemas.training import TrainingRequest
-
-
-class Hooks(TypedDict, total=False):
-    """What a caller may hand the computation of a job (all optional)."""
-
-    progress: Callable[[float], None] | None
-    """Receives the fraction done, in [0, 1]."""
-    should_cancel: Callable[[], bool] | None
-    """Polled between steps; True stops the run with the engine's `JobCancelled`."""
-    device: str | None
-    dtype: str | None
-    partial: Callable[[dict[str, Any]], None] | None
-    """A kind not made of cells hears its result so far (what a running job shows as `partial`)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +47,7 @@ class JobKind:
 
     @property
     def made_of_cells(self) -> bool:
-        """Computed as simulations (cells) cached one by one; anything else runs `run_<name>` of the engine."""
+        """Computed as simulations (cells) cached one by one; anything else by its engine runner."""
         return self.single_cell or issubclass(self.request, CellsRequest)
 
     @property
@@ -80,19 +66,6 @@ class JobKind:
         if isinstance(payload, self.request):
             return payload
         return self.request.model_validate(payload)
-
-    def assemble(self, request: BaseModel, summaries: list[dict[str, Any] | None]) -> dict[str, Any]:
-        """The result of a multi-cell job from its cells' summaries (`headdiv.workers.engine.assemble.<name>`; no torch)."""
-        assemble = getattr(importlib.import_module("headdiv.workers.engine.assemble"), self.name)
-        result: dict[str, Any] = assemble(request, summaries)
-        return result
-
-    def run(self, request: BaseModel, **hooks: Unpack[Hooks]) -> bytes:
-        """A kind not made of cells: `headdiv.workers.engine.run_<name>(request, **hooks)`, encoded."""
-        from headdiv.workers.jobs.cache.base import encode_result
-
-        result = getattr(importlib.import_module("headdiv.workers.engine"), f"run_{self.name}")(request, **hooks)
-        return encode_result(result)
 
 
 JOB_KINDS: dict[str, JobKind] = {

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from headdiv.workers.engine.diversity import hdi, hdi_report
+from headdiv.workers.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.models.clusters import head_clusters, query_groups
-from headdiv.workers.models.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.models.head_counts import resolve_head_counts
 from headdiv.workers.models.heads import split_gpt2_c_attn, split_heads
 from headdiv.workers.models.naming import LayerTensors, detect_layout

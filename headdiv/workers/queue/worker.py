@@ -114,7 +114,8 @@ def build_worker(redis_url: str, queue_names: list[str] | None, settings: Worker
 
 def _warm_up(settings: WorkerSettings) -> None:
     """Compile the engine, then measure its speed (unless configured): before the first job, if it is quick."""
-    from headdiv.workers.engine import measure_speed, warm_up
+    from headdiv.workers.engine.nw import warm_up
+    from headdiv.workers.engine.speed import measure_speed
 
     warm_up()
     if HeaddivWorker.speed is None:

@@ -141,10 +141,12 @@ def entropy_work(d_model: int, seq_len: int, samples: int, n_heads_values: int) 
 class Lesson:
     name: str
     query: type[StrictModel]
-    runner: str
-    """`module:function` of the engine that answers it (imported where it runs)."""
+    """Its query model; the engine's `foundations.LESSON_RUNNERS` holds the one function answering it."""
     summary: str
 
+
+LessonQuery = ScalingQuery | SoftmaxQuery | EntropyQuery | BudgetQuery
+"""The query of any lesson."""
 
 LESSONS: dict[str, Lesson] = {
     lesson.name: lesson
@@ -152,25 +154,21 @@ LESSONS: dict[str, Lesson] = {
         Lesson(
             "scaling",
             ScalingQuery,
-            "headdiv.workers.engine.foundations:scaling_lesson",
             "Unscaled vs scaled dot products, cosine similarity against d_k",
         ),
         Lesson(
             "softmax",
             SoftmaxQuery,
-            "headdiv.workers.engine.foundations:softmax_lesson",
             "Softmax as a Boltzmann distribution at temperature T",
         ),
         Lesson(
             "entropy",
             EntropyQuery,
-            "headdiv.workers.engine.foundations:entropy_lesson",
             "Attention entropy of random heads against H at fixed d_model",
         ),
         Lesson(
             "budget",
             BudgetQuery,
-            "headdiv.workers.engine.foundations:budget_lesson",
             "Parameters, FLOPs and attention memory of one attention layer",
         ),
     )

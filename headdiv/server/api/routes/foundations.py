@@ -8,7 +8,6 @@ rather than as queued jobs; the engine (and torch) is imported at the first less
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -16,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from headdiv.server.api.query_text import from_query_text
+from headdiv.workers import reports
 from headdiv.workers.schemas.lessons import LESSONS, Lesson
 
 router = APIRouter(prefix="/foundations", tags=["foundations"])
@@ -23,9 +23,7 @@ router = APIRouter(prefix="/foundations", tags=["foundations"])
 
 def _endpoint(lesson: Lesson, method: str) -> Callable[..., dict[str, Any]]:
     def answer(query: Any) -> dict[str, Any]:
-        module, _, function = lesson.runner.partition(":")
-        result: dict[str, Any] = getattr(importlib.import_module(module), function)(query)
-        return result
+        return reports.lesson(query)
 
     # GET reads the model from the query string, POST from the body.
     annotation = Annotated[from_query_text(lesson.query), Query()] if method == "GET" else lesson.query

@@ -22,6 +22,8 @@ from headdiv.server.api.errors import validation_body
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.responses import ERROR_RESPONSES
 from headdiv.server.settings import ServerSettings
+from headdiv.workers import reports
+from headdiv.workers.errors import EngineError
 from headdiv.workers.schemas import HDIRequest
 from headdiv.workers.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 
@@ -48,11 +50,9 @@ def _refuse(reason: str) -> Response:
 
 @router.post("/hdi", summary="HDI, overlap matrix and principal angles of head matrices", responses=BUSY)
 async def post_hdi(body: HDIRequest, request: Request) -> Any:
-    from headdiv.workers.engine import EngineError, hdi_report
-
     def compute(should_stop: Callable[[], bool]) -> bytes:
         matrices = [np.asarray(m, dtype=np.float64) for m in body.matrices]
-        report = hdi_report(
+        report = reports.hdi(
             matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES, should_stop=should_stop
         )
         return json.dumps(report, allow_nan=False, separators=(",", ":")).encode()

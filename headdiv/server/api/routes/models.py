@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -23,11 +23,10 @@ from fastapi.responses import JSONResponse, Response
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.origin import UPLOAD_HEADER, check_upload_origin
 from headdiv.server.settings import ServerSettings, get_server_settings
+from headdiv.workers import reports
+from headdiv.workers.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.schemas.builtin_models import BUILTINS
 from headdiv.workers.schemas.fields import MAX_SEED
-
-if TYPE_CHECKING:
-    from headdiv.workers.models import ModelFileError
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/models", tags=["models"])
@@ -63,18 +62,14 @@ def _refuse(field: str, msg: str) -> JSONResponse:
 
 @router.get("/builtin", summary="Built-in example models and whether each is installed")
 def get_builtins() -> dict[str, Any]:
-    from headdiv.workers.models import list_builtins
-
-    return {"models": list_builtins()}
+    return {"models": reports.builtin_models()}
 
 
 def _builtin(name: str, seed: int) -> dict[str, Any] | JSONResponse:
-    from headdiv.workers.models import ModelFileError, builtin_hdi
-
     if name not in BUILTINS:
         raise HTTPException(404, f"unknown built-in model {name!r}; known: {sorted(BUILTINS)}")
     try:
-        return builtin_hdi(name, seed)
+        return reports.builtin_heads(name, seed)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from exc
     except ModelFileError as exc:  # a broken installation: say so rather than 500
@@ -146,8 +141,6 @@ async def post_model_hdi(
         ),
     ] = None,
 ) -> Any:
-    from headdiv.workers.models import MeasurementStopped, ModelFileError, model_hdi
-
     check_upload_origin(request, upload_header)
     await _refuse_unknown_fields(request)
     settings = _settings(request)
@@ -158,7 +151,7 @@ async def post_model_hdi(
     name = os.path.basename(file.filename or "upload.safetensors")[:200]
 
     def measure(should_stop: Any) -> dict[str, Any]:
-        return model_hdi(
+        return reports.model_heads(
             file.file, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
         )
 

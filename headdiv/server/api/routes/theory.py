@@ -10,6 +10,8 @@ from fastapi.responses import Response
 
 from headdiv.server.api.errors import invalid_body
 from headdiv.server.api.query_text import from_query_text
+from headdiv.workers import reports
+from headdiv.workers.errors import EngineError
 from headdiv.workers.schemas import TheoryQuery
 
 if TYPE_CHECKING:
@@ -22,10 +24,8 @@ router = APIRouter(prefix="/theory", tags=["theory"])
 
 @router.get("/architecture", summary="Closed-form architecture objective and optimal splits")
 def get_architecture_theory(query: Annotated[TheoryText, Query()]) -> Any:
-    from headdiv.workers.engine import EngineError, architecture_theory
-
     try:
-        body = json.dumps(architecture_theory(query), allow_nan=False, separators=(",", ":"))
+        body = json.dumps(reports.theory(query), allow_nan=False, separators=(",", ":"))
     except (EngineError, ValueError) as exc:
         return invalid_body(f"query: {exc}")
     return Response(content=body, media_type="application/json")

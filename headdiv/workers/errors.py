@@ -1,6 +1,19 @@
-"""The one error a model file can raise: what is wrong with it, in words a user can act on."""
+"""The errors a computation raises on purpose, in words a user can act on (anything else is a bug).
+
+Torch-free, so the job protocol, the API and the CLI can name them without loading the engine: each
+door turns them into its own answer (`headdiv.workers.jobs.failures.describe_failure` for a job, a 422
+naming the field in the API, `field: reason` on the command line).
+"""
 
 from __future__ import annotations
+
+
+class EngineError(Exception):
+    """A computation that cannot be done as asked; the message is meant for the user."""
+
+
+class JobCancelled(Exception):
+    """Raised between steps of a long computation once its caller asked to stop."""
 
 
 class ModelFileError(ValueError):

@@ -1,0 +1,34 @@
+"""What a caller may hand a long computation of the engine, and the shape of a job's runner.
+
+The engine owns these types: the job protocol (`headdiv.workers.jobs.compute`) builds hooks from its
+runner's record and passes them down; the engine never imports the job protocol. Torch-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypedDict, TypeVar, Unpack
+
+from pydantic import BaseModel
+
+
+class Hooks(TypedDict, total=False):
+    """What a caller may hand the computation of a job (all optional)."""
+
+    progress: Callable[[float], None] | None
+    """Receives the fraction done, in [0, 1]."""
+    should_cancel: Callable[[], bool] | None
+    """Polled between steps; True stops the run with `JobCancelled`."""
+    device: str | None
+    dtype: str | None
+    partial: Callable[[dict[str, Any]], None] | None
+    """A kind not made of cells hears its result so far (what a running job shows as `partial`)."""
+
+
+RequestT = TypeVar("RequestT", bound=BaseModel, contravariant=True)
+
+
+class Runner(Protocol[RequestT]):
+    """Computes one job of a kind not made of cells: its validated request in, its result out."""
+
+    def __call__(self, request: RequestT, /, **hooks: Unpack[Hooks]) -> dict[str, Any]: ...
