@@ -182,7 +182,10 @@ JOB_KIND_FILES = {
         ),
     ),
     "headdiv/workers/jobs/kinds.py": (
-        ('        JobKind("training", TrainingRequest, "/trainings", "train"),\n', "\n\n@dataclass(frozen=True)\nclass JobKind"),
+        (
+            '        JobKind("training", TrainingRequest, "/trainings", "train"),\n',
+            "\n\n@dataclass(frozen=True)\nclass JobKind",
+        ),
         (
             '        JobKind("countdown", CountdownRequest, "/countdowns", "countdown"),\n',
             "\nfrom headdiv.workers.schemas.requests import CountdownRequest\n",
