@@ -73,7 +73,7 @@ def surface_against_floors() -> None:
     import torch
 
     from headdiv.workers.jobs.cache.memory import MemoryCache
-    from headdiv.workers.jobs.compute import run_job
+    from headdiv.workers.jobs.runner import run_job
     from headdiv.workers.schemas import SurfaceRequest
 
     request = SurfaceRequest.model_validate(

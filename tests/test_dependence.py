@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from headdiv.dashboard.state import Registry, scenario_params
+from headdiv.dashboard.state import UrlRegistry, scenario_params
 from headdiv.server import cli
 from headdiv.server.main import create_app
 from headdiv.workers.jobs import ids
@@ -103,7 +103,7 @@ def test_cli_refuses_bad_phi(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_url_reads_dependence_and_phi() -> None:
-    registry = Registry(scenario_params())
+    registry = UrlRegistry(scenario_params())
     state = registry.parse("?dependence=ar1&phi=0.6")
     assert state["dependence"] == "ar1" and state["phi"] == 0.6 and not state.notices
     assert registry.serialize(state.values) == "?dependence=ar1&phi=0.6"

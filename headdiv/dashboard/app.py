@@ -33,7 +33,7 @@ from headdiv.dashboard.ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.jobs import register_job, register_view_job
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import simulation_request
-from headdiv.dashboard.state import HIDEABLE, Registry, State, global_params, scenario_params
+from headdiv.dashboard.state import HIDEABLE, State, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import expand, pin, tour_params
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
@@ -49,9 +49,9 @@ SIDEBAR_PARTS = frozenset({*PRIMARY, "advanced", "presets"})
 DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
 
 
-def build_registry(views: list[View]) -> Registry:
+def build_registry(views: list[View]) -> UrlRegistry:
     """Every URL parameter of the page: global flags, the scenario's keys, then each view's own."""
-    return Registry(
+    return UrlRegistry(
         [
             *global_params(v.id for v in views),
             *tour_params(),
@@ -199,7 +199,7 @@ def _header() -> Component:
     )
 
 
-def _sidebar(registry: Registry, state: State) -> Component:
+def _sidebar(registry: UrlRegistry, state: State) -> Component:
     presets = html.Div(
         [html.H2("Presets")]
         + [
@@ -228,7 +228,7 @@ def _view(v: View, state: State) -> Component:
     )
 
 
-def _layout(registry: Registry, views: list[View]) -> Component:
+def _layout(registry: UrlRegistry, views: list[View]) -> Component:
     state = State(registry.defaults())
     first = views[0].id
     return html.Div(
@@ -300,7 +300,7 @@ def control_labels(root: Component) -> dict[str, str]:
     return out
 
 
-def _register_sync(app: Dash, registry: Registry, views: list[View]) -> None:
+def _register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
     """The URL <-> controls callback: one place where the page's state is read and written. It also
     answers the page frame (lecture classes, value badges, the scenario controls the view ignores) in
     the same round trip."""

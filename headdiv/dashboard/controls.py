@@ -13,7 +13,7 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.components import control, log_scale, number_input
 from headdiv.dashboard.play import with_play
-from headdiv.dashboard.state import Param, Registry, State, scenario_control_id
+from headdiv.dashboard.state import Param, State, UrlRegistry, scenario_control_id
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.fields import Slider, hint
 from headdiv.workers.schemas.scenario import CHOICES
@@ -71,7 +71,7 @@ def labelled(p: Param, widget: Component) -> Component:
     return box
 
 
-def scenario_sidebar(registry: Registry, state: State) -> Component:
+def scenario_sidebar(registry: UrlRegistry, state: State) -> Component:
     params = [p for p in registry if p.scenario]
     primary = [
         labelled(p, with_play(primary_slider(p, state), p.component or p.name, p.label))
@@ -92,7 +92,7 @@ def scenario_sidebar(registry: Registry, state: State) -> Component:
     )
 
 
-def view_owned_control(registry: Registry, state: State, name: str) -> Component:
+def view_owned_control(registry: UrlRegistry, state: State, name: str) -> Component:
     """A scenario key shown as a slider inside a view, with the range its field's `Slider` hint gives."""
     p = registry[name]
     slider = hint(Scenario.model_fields[name], Slider)

@@ -338,7 +338,7 @@ def scenario_errors(values: Mapping[str, Value]) -> list[tuple[str | None, str]]
     return []
 
 
-class Registry:
+class UrlRegistry:
     """All parameters of the page: parse a query string, write one, check values from controls."""
 
     def __init__(self, params: Iterable[Param]) -> None:

@@ -22,7 +22,7 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.presets import PRESETS, Preset
-from headdiv.dashboard.state import SCENARIO_KEYS, Registry
+from headdiv.dashboard.state import SCENARIO_KEYS, UrlRegistry
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
 from headdiv.dashboard.views.base import STATE_STORE
@@ -125,7 +125,7 @@ def question_at(topic: str) -> Question | None:
     return tour.steps[int(k) - 1].question
 
 
-def active_preset(registry: Registry, st: PageState) -> Preset | None:
+def active_preset(registry: UrlRegistry, st: PageState) -> Preset | None:
     """The preset whose scenario and settings the page shows exactly, on the view it opens (None once
     anything was moved)."""
     for preset in PRESETS:
@@ -138,7 +138,7 @@ def active_preset(registry: Registry, st: PageState) -> Preset | None:
     return None
 
 
-def preset_story(registry: Registry, st: PageState) -> Preset | None:
+def preset_story(registry: UrlRegistry, st: PageState) -> Preset | None:
     """The preset whose story the panel tells: none while the presets are hidden (`hide=presets`), where a
     lecturer's link that happens to match a preset must not narrate a button the class cannot see."""
     return None if st.hidden() & set(HIDING_PRESETS) else active_preset(registry, st)
@@ -206,7 +206,7 @@ def qr_data_uri(url: str) -> str:
 _NO_UPDATE = "window.dash_clientside.no_update"
 
 
-def _preset_js(registry: Registry) -> str:
+def _preset_js(registry: UrlRegistry) -> str:
     """`preset(d)` in the browser: the id of the preset page state `d` matches, as `active_preset` decides
     (on the preset's view, equal values, an empty list equal to none), or null."""
     keys = sorted(set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS})
@@ -222,7 +222,7 @@ def _preset_js(registry: Registry) -> str:
     )
 
 
-def _register_gate(app: Dash, registry: Registry) -> None:
+def _register_gate(app: Dash, registry: UrlRegistry) -> None:
     """In the browser: copy the page state to `TOUR_STATE` when the tour, its step or the page flags
     change; and, while no tour is open, show the story of the preset the page matches (or hide the
     panel). Leaving a preset with a slider then costs the panel no request: a key press stays at three.
@@ -268,7 +268,7 @@ def _register_gate(app: Dash, registry: Registry) -> None:
     )
 
 
-def register(app: Dash, client: ApiClient, registry: Registry) -> None:
+def register(app: Dash, client: ApiClient, registry: UrlRegistry) -> None:
     def page_flags(st: PageState) -> dict[str, str]:
         return {k: registry[k].dump(st[k]) for k in PAGE_KEYS if st.get(k) != registry[k].default}
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from headdiv.dashboard.state import Param, Registry
+from headdiv.dashboard.state import Param, UrlRegistry
 
 
 @dataclass(frozen=True)
-class Choice:
+class Answer:
     id: str
     """A short slug: what a class poll counts (never the label)."""
     label: str
@@ -28,13 +28,13 @@ class Choice:
 @dataclass(frozen=True)
 class Question:
     prompt: str
-    choices: tuple[Choice, ...]
+    choices: tuple[Answer, ...]
     answer: str
     """The id of the right choice."""
     why: str
     """Shown with the answer: what the figure below shows and why."""
 
-    def choice(self, cid: str) -> Choice | None:
+    def choice(self, cid: str) -> Answer | None:
         return next((c for c in self.choices if c.id == cid), None)
 
 
@@ -59,9 +59,9 @@ class Tour:
 
 
 RISE_FALL = (
-    Choice("falls", "It falls"),
-    Choice("stays", "It stays about the same"),
-    Choice("rises", "It rises"),
+    Answer("falls", "It falls"),
+    Answer("stays", "It stays about the same"),
+    Answer("rises", "It rises"),
 )
 
 TOURS: dict[str, Tour] = {
@@ -114,9 +114,9 @@ TOURS: dict[str, Tour] = {
                     Question(
                         "From 4 to 16 orthogonal heads, the ensemble's variance…",
                         (
-                            Choice("quarter", "drops to about a quarter"),
-                            Choice("half", "drops to about a half"),
-                            Choice("same", "stays the same"),
+                            Answer("quarter", "drops to about a quarter"),
+                            Answer("half", "drops to about a half"),
+                            Answer("same", "stays the same"),
                         ),
                         "quarter",
                         "The variance term of the decomposition is V/H: each head's own variance V does not "
@@ -164,7 +164,7 @@ TOURS: dict[str, Tour] = {
                     "The same sweep as in Theorem 4.2, with the shared signal.",
                     Question(
                         "Does the fitted bound MSE ≤ B² + V/H + K (H−1)/H (1 − HDI) hold at every angle?",
-                        (Choice("holds", "Yes, it holds"), Choice("fails", "No, it fails somewhere")),
+                        (Answer("holds", "Yes, it holds"), Answer("fails", "No, it fails somewhere")),
                         "fails",
                         "The bound treats the bias B² as fixed, but here it grows with diversity: each head is "
                         "not a consistent estimator of m(x), it loses what its subspace does not see "
@@ -178,7 +178,7 @@ TOURS: dict[str, Tour] = {
                     "private directions (geometry shared_dims): one principal angle of 0°, the rest 90°.",
                     Question(
                         "Compared with heads that all turned fully apart (θ = 90°), the MSE of these heads is…",
-                        (Choice("lower", "lower"), Choice("same", "about the same"), Choice("higher", "higher")),
+                        (Answer("lower", "lower"), Answer("same", "about the same"), Answer("higher", "higher")),
                         "lower",
                         "Every head still sees a·x, so the bias stays small, while the private dimensions "
                         "decorrelate the heads' errors: low bias and low correlation at once.",
@@ -206,9 +206,9 @@ TOURS: dict[str, Tour] = {
                     Question(
                         "With c₁ = c₂ = 1, n = 256 and D = 32, where does that objective put the best split?",
                         (
-                            Choice("tiny", "dₖ = 1: as many heads as possible"),
-                            Choice("middle", "a small dₖ in between"),
-                            Choice("one", "one big head, dₖ = D"),
+                            Answer("tiny", "dₖ = 1: as many heads as possible"),
+                            Answer("middle", "a small dₖ in between"),
+                            Answer("one", "one big head, dₖ = D"),
                         ),
                         "middle",
                         "The bias term falls like dₖ⁻² while the variance term grows faster than any power "
@@ -225,7 +225,7 @@ TOURS: dict[str, Tour] = {
                     "Monte Carlo quick.",
                     Question(
                         "With n 256 times larger, the objective's best head dimension dₖ*…",
-                        (Choice("grows", "grows"), Choice("stays", "stays"), Choice("shrinks", "shrinks")),
+                        (Answer("grows", "grows"), Answer("stays", "stays"), Answer("shrinks", "shrinks")),
                         "grows",
                         "n divides only the variance term, so more data lets the bigger heads' smaller bias "
                         "win: at c₁ = c₂ = 1 the optimum moves from dₖ = 4 to dₖ = 8 (the step of the "
@@ -294,7 +294,7 @@ def step_link(tour: str, k: int, keep: dict[str, str] | None = None) -> str:
     return "?" + urlencode(pairs, safe=",")
 
 
-def pin(registry: Registry, search: str, values: Mapping[str, Any]) -> str:
+def pin(registry: UrlRegistry, search: str, values: Mapping[str, Any]) -> str:
     """`search` (a serialized state) with the keys its tour step sets written out even at their defaults.
 
     A serialized link leaves defaults out, and `expand` would fill them back from the step: θ moved

@@ -244,7 +244,7 @@ def describe_request(request: Any) -> str:
 def _job_command(kind: JobKind) -> EngineCommand:
     def run(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
         print(f"{kind.command}: {describe_request(request)}", file=err, flush=True)
-        from headdiv.workers.jobs.compute import run_job
+        from headdiv.workers.jobs.runner import run_job
 
         progress = ProgressPrinter(kind.command, err)
         return run_job(kind.name, request, progress=progress, device=args.device, dtype=args.dtype)

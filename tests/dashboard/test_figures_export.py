@@ -17,7 +17,7 @@ from headdiv.dashboard.figures import ensemble, sweeps, weighting
 from headdiv.dashboard.figures.ensemble import headline
 from headdiv.dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.jobs.compute import run_job
+from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.schemas import Scenario
 from tests.dashboard.conftest import drawn_numbers
 

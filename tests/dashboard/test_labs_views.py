@@ -17,7 +17,7 @@ from headdiv.dashboard.figures import models as mfigs
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.covariance import covariance_request, verdict
 from headdiv.dashboard.views.models import prune_forecast
-from headdiv.workers.jobs.compute import run_job
+from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.models import builtin_hdi, list_builtins
 from tests.dashboard.conftest import drawn_numbers
 

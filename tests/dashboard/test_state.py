@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.state import Param, Registry, State, scenario_params
+from headdiv.dashboard.state import Param, State, UrlRegistry, scenario_params
 from headdiv.dashboard.views import VIEWS
 from headdiv.workers.schemas import Scenario
 
@@ -114,7 +114,7 @@ def test_log_sliders_keep_exact_values() -> None:
 
 def test_duplicate_parameter_names_are_refused() -> None:
     with pytest.raises(ValueError, match="declared twice"):
-        Registry([*scenario_params(), Param("H", "int", 1)])
+        UrlRegistry([*scenario_params(), Param("H", "int", 1)])
 
 
 def test_state_store_round_trip() -> None:

@@ -12,7 +12,7 @@ from headdiv.dashboard.figures import training as figs
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import training as view
-from headdiv.workers.jobs.compute import run_job
+from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.schemas.training import TrainingRequest
 from tests.dashboard.conftest import drawn_numbers
 

@@ -18,8 +18,10 @@ from headdiv.workers.engine.theory import (
 from headdiv.workers.errors import JobCancelled
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.cells import cached_summaries, cell_id, summarize
-from headdiv.workers.jobs.compute import compute, run_job
+from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import job_kind
+from headdiv.workers.jobs.runner import JobRun, run_and_publish, run_job
+from headdiv.workers.jobs.state import JobState
 from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
 
 BASE = Scenario(replicates=10, queries=6, n=48)
@@ -107,8 +109,14 @@ def test_cancel_keeps_the_cells_it_finished() -> None:
         run_job("surface", req, cache, should_cancel=should_cancel)
     done = cached_summaries(cache, ids)
     assert [s is not None for s in done] == [True, True, False, False]
-    outcome = compute(job_kind("surface"), req, cache)
-    assert outcome.cells is not None and (outcome.cells.from_cache, outcome.cells.total) == (2, 4)
+    published: list[JobState] = []
+    job = JobRun(job_id("surface", canonical_payload(req)), job_kind("surface"), req)
+    final = run_and_publish(job, cache, published.append)
+    assert final.status == "finished" and final.cells is not None
+    assert (final.cells.from_cache, final.cells.done, final.cells.total) == (2, 4, 4)
+    # the record as it went: running with the two cached cells, then one more cell at a time, then finished
+    assert [s.cells.done for s in published if s.cells is not None and s.status == "running"][-3:] == [2, 3, 4]
+    assert published[-1].status == "finished" and published[-2].partial is not None
 
 
 def test_a_partial_result_is_shaped_like_the_finished_one() -> None:

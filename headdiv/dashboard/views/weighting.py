@@ -14,13 +14,13 @@ from headdiv.dashboard.export import weighting_csv, weighting_result
 from headdiv.dashboard.figures import weighting as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import draw_result, register_exports
-from headdiv.dashboard.state import Registry, scenario_params
 from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import UrlRegistry, scenario_params
 from headdiv.dashboard.views.base import View
 
 VIEW_ID = "weighting"
 
-_SCENARIO = Registry(scenario_params())
+_SCENARIO = UrlRegistry(scenario_params())
 
 
 def layout(state: PageState) -> Component:

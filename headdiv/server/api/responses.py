@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from functools import partial
 from typing import Any, Literal
 
@@ -52,19 +53,39 @@ def _moved_on(state: JobState, since: JobState) -> bool:
     return (state.progress or 0.0) > (since.progress or 0.0)
 
 
-async def settle(backend: JobBackend, state: JobState, wait: float, until: Until = "end") -> JobState:
-    """Re-read the job until it ends (or, `until="progress"`, moves on) or `wait` seconds pass."""
+async def settle(
+    backend: JobBackend, job_id: str, state: JobState | None, wait: float, until: Until = "end"
+) -> JobState | None:
+    """Wait until the job ends (or, `until="progress"`, moves on) or `wait` seconds pass: woken by the
+    runner's announcements, reading the job once per change for all its watchers (`JobWatch`). `state`: the
+    job as its submission left it; None reads it first (None back: no such job)."""
+    if state is not None and (state.done or wait <= 0):
+        return state
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     start = state
-    while not state.done and loop.time() < deadline:
-        await asyncio.sleep(min(backend.poll_interval_s, max(0.0, deadline - loop.time())))
-        fresh = await call(backend, backend.get, state.job_id)
-        if fresh is not None:
-            state = fresh
-            if until == "progress" and _moved_on(state, start):
-                break
-    return state
+    watch = backend.watch
+
+    async def fetch() -> JobState | None:
+        return await call(backend, backend.get, job_id)
+
+    while True:
+        watcher = watch.watch(job_id, until)  # before the read: a change from now on wakes it
+        try:
+            fresh = await watch.read(job_id, fetch)
+            if fresh is None and start is None:
+                return None
+            if fresh is not None:  # None after a submission: another submitter is still enqueueing it
+                state, start = fresh, start or fresh
+                if state.done or (until == "progress" and _moved_on(state, start)):
+                    return state
+            left = deadline - loop.time()
+            if left <= 0:
+                return state
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(watcher.woken, min(left, backend.poll_interval_s))
+        finally:
+            watch.forget(watcher)
 
 
 def client_of(http: Request) -> str:
@@ -79,8 +100,8 @@ async def submit(
     jid = job_id(kind, canonical_payload(request))
     state = await backend.cached(jid)
     if state is None:
-        state = await call(backend, partial(backend.submit, client=client), kind, request, jid)
-    state = await settle(backend, state, wait, until)
+        state = await call(backend, partial(backend.submit, client=client, cache_checked=True), kind, request, jid)
+    state = await settle(backend, jid, state, wait, until) or state
     if state.cached and state.cells is None and job_kind(kind).made_of_cells:
         total = len(request.scenarios())  # type: ignore[attr-defined]
         state = state.model_copy(update={"cells": CellCount(total=total, done=total, from_cache=total)})

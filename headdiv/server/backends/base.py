@@ -7,6 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from headdiv.server.backends.watch import JobWatch
 from headdiv.workers.jobs.state import JobState
 
 
@@ -30,7 +31,9 @@ class BackendHealth:
 
 class JobBackend(Protocol):
     poll_interval_s: float
-    """How often a `?wait=` request re-reads the job's state."""
+    """The longest a `?wait=` request goes without re-reading the job's state when no change is announced."""
+    watch: JobWatch
+    """Where the runner's changes are announced to the `?wait=` requests watching a job."""
     blocking_io: bool
     """True when calls do network I/O (Redis) and belong in a worker thread, not the event loop."""
 
@@ -39,11 +42,19 @@ class JobBackend(Protocol):
         ...
 
     def submit(
-        self, kind: str, request: BaseModel, job_id: str, *, background: bool = False, client: str = ""
+        self,
+        kind: str,
+        request: BaseModel,
+        job_id: str,
+        *,
+        background: bool = False,
+        client: str = "",
+        cache_checked: bool = False,
     ) -> JobState:
         """Start the job unless the same id is running or cached (single flight); its current state.
         A new job from `client` is admitted by `headdiv.server.admission` (`Busy`, `TooLong` when not);
-        `background` jobs (the server's own warm start) are not counted and run only when no user's job waits."""
+        `background` jobs (the server's own warm start) are not counted and run only when no user's job waits;
+        `cache_checked`: the caller has just found no result in the cache (`cached`), so it is not read again."""
         ...
 
     def get(self, job_id: str) -> JobState | None:

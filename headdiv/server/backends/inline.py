@@ -16,19 +16,20 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
 
 from pydantic import BaseModel
 
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.base import BackendHealth
+from headdiv.server.backends.watch import JobWatch
 from headdiv.workers import reports
 from headdiv.workers.errors import EngineError
 from headdiv.workers.jobs.cache.base import ResultCache
-from headdiv.workers.jobs.cells import pending
-from headdiv.workers.jobs.compute import compute, running_partial, snapshot
+from headdiv.workers.jobs.cells import Expansion, pending
 from headdiv.workers.jobs.failures import describe_failure, timed_out
 from headdiv.workers.jobs.kinds import JobKind, job_kind
+from headdiv.workers.jobs.runner import JobRun, run_and_publish
 from headdiv.workers.jobs.state import CellCount, JobError, JobState
 
 log = logging.getLogger(__name__)
@@ -38,34 +39,21 @@ MAX_RECORDS = 4096
 
 @dataclass
 class _Run:
-    """A job of this process: its state, what it computes, and the handles that stop it."""
+    """A job of this process: its state as its runner last published it, what it computes, and the handles
+    that stop it. Reading it never touches the cache."""
 
     state: JobState
     kind: JobKind
     request: BaseModel
+    cells: Expansion | None = None
+    """Its cells as looked up at submission (handed to the runner)."""
     cancel: threading.Event = field(default_factory=threading.Event)
     future: Future[None] | None = None
-    cells: CellCount | None = None
-    """Known once the runner has looked its cells up in the cache."""
     background: bool = False
     """Low priority: pauses while users' jobs run."""
     client: str = ""
     work: float = 0.0
     """The work units it was admitted with (its cells not cached at submission)."""
-
-    def update(self, **changes: Any) -> None:
-        self.state = self.state.model_copy(update=changes)
-
-    def view(self, cache: ResultCache) -> JobState:
-        """The state, with the cells done and the partial result of a running multi-cell job."""
-        if self.state.done:
-            return self.state
-        if not self.kind.made_of_cells:
-            return self.state.model_copy(update={"partial": running_partial(self.kind, self.request, cache)})
-        if self.kind.single_cell:
-            return self.state.model_copy(update={"cells": self.cells or CellCount(total=1, done=0, from_cache=0)})
-        cells, partial = snapshot(self.kind, self.request, cache, self.cells.from_cache if self.cells else None)
-        return self.state.model_copy(update={"cells": cells, "partial": partial})
 
 
 def _canceled(message: str = "canceled on request") -> JobError:
@@ -74,7 +62,8 @@ def _canceled(message: str = "canceled on request") -> JobError:
 
 class InlineBackend:
     blocking_io = False
-    poll_interval_s = 0.02
+    poll_interval_s = 2.0
+    """Every change is announced by the runner; this only bounds a wait should one be missed."""
 
     def __init__(
         self, cache: ResultCache, threads: int, timeout_s: float = 1800, admission: Admission | None = None
@@ -97,6 +86,7 @@ class InlineBackend:
         """Set while no user's job is queued or running: background jobs run only then."""
         self.runs = 0
         """Engine runs started (tests use it to prove single flight)."""
+        self.watch = JobWatch()
 
     def start(self) -> None:
         if self._pool is None:
@@ -114,14 +104,23 @@ class InlineBackend:
         self._pool = self._fast = self._background = None
         for run in runs:  # jobs the shutdown dropped from the pool's queue still end with a reason
             if run.state.status == "queued":
-                run.update(status="canceled", error=_canceled("the server shut down"))
+                self._publish(
+                    run, run.state.model_copy(update={"status": "canceled", "error": _canceled("the server shut down")})
+                )
 
     async def cached(self, job_id: str) -> JobState | None:
         raw = self.cache.get(job_id)
         return JobState.finished(job_id, raw, cached=True) if raw is not None else None
 
     def submit(
-        self, kind: str, request: BaseModel, job_id: str, *, background: bool = False, client: str = ""
+        self,
+        kind: str,
+        request: BaseModel,
+        job_id: str,
+        *,
+        background: bool = False,
+        client: str = "",
+        cache_checked: bool = False,
     ) -> JobState:
         with self._lock:
             run = self._runs.get(job_id)
@@ -129,8 +128,8 @@ class InlineBackend:
                 if run.background and not background:
                     run.client = client
                     self._promote(run)
-                return run.view(self.cache)
-            raw = self.cache.get(job_id)
+                return run.state
+            raw = None if cache_checked else self.cache.get(job_id)
             if raw is not None:
                 return JobState.finished(job_id, raw, cached=True)
             todo = pending(job_kind(kind), request, self.cache)
@@ -138,9 +137,10 @@ class InlineBackend:
                 claims = (Claim(r.client, r.work) for r in self._runs.values() if not r.state.done and not r.background)
                 self.admission.check(claims, client, todo.work, self.speed)
             run = _Run(
-                JobState(job_id=job_id, status="queued"),
+                JobState(job_id=job_id, status="queued", cells=_count(todo.cells)),
                 job_kind(kind),
                 request,
+                todo.cells,
                 background=background,
                 client=client,
                 work=todo.work,
@@ -150,7 +150,7 @@ class InlineBackend:
             self._trim()
             self.runs += 1
             self._dispatch(run)
-            return run.view(self.cache)
+            return run.state
 
     def _dispatch(self, run: _Run) -> None:
         """Queue a run on its pool (caller holds the lock); a user's job holds background work back."""
@@ -189,7 +189,7 @@ class InlineBackend:
     def get(self, job_id: str) -> JobState | None:
         run = self._runs.get(job_id)
         if run is not None:
-            return run.view(self.cache)
+            return run.state
         raw = self.cache.get(job_id)
         return JobState.finished(job_id, raw, cached=True) if raw is not None else None
 
@@ -199,7 +199,8 @@ class InlineBackend:
             if run is None:
                 return self.get(job_id)
             if run.state.status == "queued" and run.future is not None and run.future.cancel():
-                run.update(status="canceled", error=_canceled("canceled on request before it started"))
+                ended = {"status": "canceled", "error": _canceled("canceled on request before it started")}
+                self._publish(run, run.state.model_copy(update=ended))
                 if not run.background:
                     self._user_jobs -= 1
                     if self._user_jobs == 0:
@@ -238,39 +239,44 @@ class InlineBackend:
         while run.background and not self._idle.wait(0.1) and not run.cancel.is_set():
             pass
 
+    def _publish(self, run: _Run, state: JobState) -> None:
+        """The runner's record of `run`: kept as the run's state, announced to its watchers."""
+        previous, run.state = run.state, state
+        stepped = state.cells != previous.cells or state.partial is not previous.partial
+        if state.done or stepped or state.progress > previous.progress or state.status != previous.status:
+            self.watch.announce(state.job_id, ended=state.done)
+
     def _compute(self, run: _Run) -> None:
         self._yield_to_users(run)
         if run.cancel.is_set():
-            run.update(status="canceled", error=_canceled())
+            self._publish(run, run.state.model_copy(update={"status": "canceled", "error": _canceled()}))
             return
-        run.update(status="running")
-
-        def progress(p: float) -> None:
-            run.update(progress=max(run.state.progress, min(1.0, float(p))))
-
         deadline = time.monotonic() + self.timeout_s
 
         def should_stop() -> bool:
             self._yield_to_users(run)
             return run.cancel.is_set() or (not run.background and time.monotonic() > deadline)
 
-        def counted(cells: CellCount) -> None:
-            run.cells = cells
-
-        try:
-            outcome = compute(
-                run.kind, run.request, self.cache, on_cells=counted, progress=progress, should_cancel=should_stop
-            )
-        except Exception as exc:
+        def failure(exc: BaseException) -> JobError:
             error = describe_failure(exc)
             if error.type == "canceled" and not run.cancel.is_set():
                 error = timed_out(self.timeout_s)
             if error.type != "canceled" and error.message.startswith("internal error"):
-                log.exception("job %s (%s) failed", run.state.job_id, run.kind.name)
-            run.update(status="canceled" if error.type == "canceled" else "failed", error=error)
-            return
-        self.cache.set(run.state.job_id, outcome.raw)
-        run.state = JobState.finished(run.state.job_id, outcome.raw, cached=False, cells=outcome.cells)
+                log.error("job %s (%s) failed", run.state.job_id, run.kind.name, exc_info=exc)
+            return error
+
+        job = JobRun(run.state.job_id, run.kind, run.request, run.cells)
+        run.cells = None  # the runner owns them now
+        publish = partial(self._publish, run)
+        run_and_publish(job, self.cache, publish, failure=failure, should_cancel=should_stop)
+
+
+def _count(cells: Expansion | None) -> CellCount | None:
+    """A queued job's cells: how many the cache already held when it was submitted."""
+    if cells is None:
+        return None
+    cached = sum(s is not None for s in cells.summaries)
+    return CellCount(total=len(cells.ids), done=cached, from_cache=cached)
 
 
 _DEVICE: str | None = None

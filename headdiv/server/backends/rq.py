@@ -31,14 +31,15 @@ from rq.worker_registration import clean_worker_registry
 
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.base import BackendHealth, BackendUnavailable
+from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
+from headdiv.workers.jobs.assembly import snapshot
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
-from headdiv.workers.jobs.cells import Pending, pending, plan_chunks
-from headdiv.workers.jobs.compute import running_partial, snapshot
+from headdiv.workers.jobs.cells import Pending, cell_id, pending, plan_chunks
 from headdiv.workers.jobs.failures import timed_out
 from headdiv.workers.jobs.ids import canonical_payload
-from headdiv.workers.jobs.keys import admitted_key, cancel_key, claim_key, result_key, speed_key
+from headdiv.workers.jobs.keys import EVENTS, admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.queue import CELLS_TASK, TASK, worker_device
 from headdiv.workers.jobs.redis_client import connect
@@ -62,7 +63,9 @@ ENDED = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANC
 
 class RQBackend:
     blocking_io = True
-    poll_interval_s = 0.1
+    poll_interval_s = 1.0
+    """Runners announce their changes on Redis pub/sub; without news a long-poll re-reads this often (what RQ
+    itself records, such as a worker lost mid-job, is never announced)."""
 
     def __init__(self, settings: ServerSettings) -> None:
         assert settings.redis_url is not None
@@ -84,20 +87,46 @@ class RQBackend:
         )
         self._stop = threading.Event()
         self._maintenance: threading.Thread | None = None
-        self._requests: dict[str, BaseModel] = {}
+        self._listener: threading.Thread | None = None
+        self._requests: dict[str, tuple[BaseModel, list[str]]] = {}
+        self.watch = JobWatch()
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the maintenance thread: abandoned jobs are retried or failed even with no worker left."""
+        """Start the maintenance thread (abandoned jobs are retried or failed even with no worker left) and the
+        listener that hands the runners' announcements to the long-polls."""
         if self._maintenance is None:
             self._maintenance = threading.Thread(target=self._maintain, name="headdiv-rq-maintenance", daemon=True)
             self._maintenance.start()
+        if self._listener is None:
+            self._listener = threading.Thread(target=self._listen, name="headdiv-rq-events", daemon=True)
+            self._listener.start()
 
     def close(self) -> None:
         self._stop.set()
-        if self._maintenance is not None:
-            self._maintenance.join(timeout=5)
-            self._maintenance = None
+        for thread in (self._maintenance, self._listener):
+            if thread is not None:
+                thread.join(timeout=5)
+        self._maintenance = self._listener = None
+
+    def _listen(self) -> None:
+        """One subscription per API process: each `<job id> ended|stepped` wakes that job's watchers. While
+        Redis is unreachable the long-polls fall back to re-reading every `poll_interval_s`."""
+        while not self._stop.is_set():
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                pubsub.subscribe(EVENTS)
+                while not self._stop.is_set():
+                    message = pubsub.get_message(timeout=0.5)
+                    if message is not None and isinstance(message.get("data"), bytes):
+                        job, _, what = message["data"].decode().partition(" ")
+                        self.watch.announce(job, ended=what == "ended")
+            except (RedisError, OSError) as exc:
+                log.debug("job events unavailable: %s", exc)
+                self._stop.wait(1.0)
+            finally:
+                with contextlib.suppress(RedisError, OSError):
+                    pubsub.close()
 
     async def aclose(self) -> None:
         """Close the async cache client of the running loop (called at the end of the app's lifespan)."""
@@ -149,10 +178,17 @@ class RQBackend:
         return client
 
     def submit(
-        self, kind: str, request: BaseModel, job_id: str, *, background: bool = False, client: str = ""
+        self,
+        kind: str,
+        request: BaseModel,
+        job_id: str,
+        *,
+        background: bool = False,
+        client: str = "",
+        cache_checked: bool = False,
     ) -> JobState:
         try:
-            raw = self.cache.get(job_id)  # the common case first: one round trip for a cache hit
+            raw = None if cache_checked else self.cache.get(job_id)  # the common case first: one round trip
             if raw is not None:
                 return JobState.finished(job_id, raw, cached=True)
             found = self._lookup(job_id, submitting=True)
@@ -232,7 +268,7 @@ class RQBackend:
             "failure_ttl": s.result_ttl_s,
             "retry": Retry(max=s.job_retries) if s.job_retries else None,
         }
-        meta: dict[str, Any] = {"progress": 0.0, "kind": kind}
+        meta: dict[str, Any] = {"progress": 0.0, "kind": kind, "run": secrets.token_hex(8)}
         if queue is not self.low_queue:  # a user's job: counted against the bounds until it ends
             admitted = admitted_key(self.queue.name)
             self.redis.hset(admitted, job_id, json.dumps([client, todo.work]))
@@ -292,15 +328,34 @@ class RQBackend:
                 with contextlib.suppress(InvalidJobOperation):
                     chunk.cancel()
 
+    def _record(self, job: Job) -> JobState | None:
+        """The state this run's runner last published (None before it started, or from an earlier run)."""
+        raw = self.cache.get(record_entry(job.id))
+        if raw is None:
+            return None
+        found = json.loads(raw)
+        if found.get("run") != (job.meta or {}).get("run"):
+            return None
+        record, job_id = JobState.model_validate(found["state"]), job.id
+        if record.status == "finished":  # ended a moment ago, before RQ marked it so: its result is cached
+            result = self.cache.get(job_id)
+            return JobState.finished(job_id, result, cached=False, cells=record.cells) if result else None
+        return record
+
     def _view(self, job: Job, state: JobState) -> JobState:
-        """A fanned-out job while its chunks run: running once any chunk runs, with its cells and partial result."""
+        """A job not ended: as its runner last published it; a fanned-out job whose chunks compute its cells
+        elsewhere, as the cache shows it (running once any chunk runs, with its cells and partial result)."""
         meta = job.meta or {}
         kind = job_kind(str(meta.get("kind")))
-        if state.done or kind.single_cell:
+        if state.done:
             return state
-        if not kind.made_of_cells:
-            return state.model_copy(update={"partial": running_partial(kind, self._request(job), self.cache)})
-        cells, partial = snapshot(kind, self._request(job), self.cache, meta.get("from_cache"))
+        record = self._record(job) if state.status == "running" else None
+        if record is not None:
+            return record
+        if not kind.made_of_cells or kind.single_cell:
+            return state
+        request, ids = self._request(job)
+        cells, partial = snapshot(kind, request, self.cache, meta.get("from_cache"), ids)
         status = state.status
         if status == "queued" and meta.get("chunks") and (cells.done > cells.from_cache or self._chunk_started(meta)):
             status = "running"
@@ -316,15 +371,18 @@ class RQBackend:
         chunks = Job.fetch_many(list(meta.get("chunks", [])), connection=self.redis, serializer=JSONSerializer)
         return any(c is not None and c.get_status(refresh=False) == JobStatus.STARTED for c in chunks)
 
-    def _request(self, job: Job) -> BaseModel:
-        """The job's validated request (validated once per job and kept: a large surface has many cells)."""
-        request = self._requests.get(job.id)
-        if request is None:
+    def _request(self, job: Job) -> tuple[BaseModel, list[str]]:
+        """The job's validated request and its cells' ids (validated, expanded and hashed once per job and
+        kept: a large surface has many cells)."""
+        found = self._requests.get(job.id)
+        if found is None:
             kind, payload = job.args
-            request = self._requests[job.id] = job_kind(kind).validate(payload)
+            request = job_kind(kind).validate(payload)
+            ids = [cell_id(c) for c in request.scenarios()]  # type: ignore[attr-defined]
+            found = self._requests[job.id] = (request, ids)
             while len(self._requests) > 64:
                 self._requests.pop(next(iter(self._requests)))
-        return request
+        return found
 
     def get(self, job_id: str) -> JobState | None:
         try:

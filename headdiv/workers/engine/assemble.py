@@ -16,15 +16,13 @@ from typing import Any, Generic, TypeVar, cast
 
 from headdiv.workers.engine.theory import architecture_theory, fit_architecture, fit_diversity_bound
 from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
-from headdiv.workers.schemas.metrics import SURFACE_METRICS
+from headdiv.workers.schemas.metrics import SURFACE_METRICS, CellSummary
 from headdiv.workers.schemas.requests import CellsRequest
-
-Summary = dict[str, Any]
 
 
 def _records(
     request: ArchitectureRequest | DiversitySweepRequest,
-    cells: list[Summary | None],
+    cells: list[CellSummary | None],
     inputs: tuple[str, ...],
     keys: tuple[str, ...],
 ) -> list[dict[str, Any]]:
@@ -35,7 +33,7 @@ def _records(
     ]
 
 
-def surface(request: SurfaceRequest, cells: list[Summary | None]) -> dict[str, Any]:
+def surface(request: SurfaceRequest, cells: list[CellSummary | None]) -> dict[str, Any]:
     """Every metric on the grid: metrics[name][i][j] is at y.values[i], x.values[j]."""
     nx = len(request.x.values)
     metrics = {
@@ -50,7 +48,7 @@ def surface(request: SurfaceRequest, cells: list[Summary | None]) -> dict[str, A
     }
 
 
-def architecture(request: ArchitectureRequest, cells: list[Summary | None]) -> dict[str, Any]:
+def architecture(request: ArchitectureRequest, cells: list[CellSummary | None]) -> dict[str, Any]:
     """Monte Carlo MSE of every split H x d_k = D, its minimiser, and the paper's curve fitted to it."""
     candidates = _records(request, cells, ("H", "d_k"), ("mse", "bias2", "variance", "covariance", "mse_se"))
     done = [c for c in candidates if c["mse"] is not None]
@@ -83,7 +81,7 @@ def architecture(request: ArchitectureRequest, cells: list[Summary | None]) -> d
     }
 
 
-def diversity_sweep(request: DiversitySweepRequest, cells: list[Summary | None]) -> dict[str, Any]:
+def diversity_sweep(request: DiversitySweepRequest, cells: list[CellSummary | None]) -> dict[str, Any]:
     """MSE against HDI over theta, with the bound (4.4) fitted, and whether MSE falls as HDI rises."""
     keys = ("hdi", "mse", "bias2", "variance", "covariance", "mse_se", "mean_correlation", "effective_heads")
     points = _records(request, cells, ("theta",), keys)
@@ -122,7 +120,7 @@ class AssemblerEntry(Generic[RequestT]):
     """A multi-cell request model and the function that assembles its result (mypy checks the pair)."""
 
     request: type[RequestT]
-    assemble: Callable[[RequestT, list[Summary | None]], dict[str, Any]]
+    assemble: Callable[[RequestT, list[CellSummary | None]], dict[str, Any]]
 
 
 ASSEMBLERS: tuple[AssemblerEntry[Any], ...] = (
@@ -132,9 +130,9 @@ ASSEMBLERS: tuple[AssemblerEntry[Any], ...] = (
 )
 
 
-def assembler_for(request: RequestT) -> Callable[[RequestT, list[Summary | None]], dict[str, Any]]:
+def assembler_for(request: RequestT) -> Callable[[RequestT, list[CellSummary | None]], dict[str, Any]]:
     """The assembler of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
     for entry in ASSEMBLERS:
         if isinstance(request, entry.request):
-            return cast(Callable[[RequestT, list[Summary | None]], dict[str, Any]], entry.assemble)
+            return cast(Callable[[RequestT, list[CellSummary | None]], dict[str, Any]], entry.assemble)
     raise KeyError(f"no assembler for {type(request).__name__}")

@@ -2,7 +2,8 @@
 
 The registry in `headdiv.workers.schemas.geometries` builds a scenario's heads as one of two layouts; this
 module gives each layout what the Monte Carlo needs: keys of points, the overlap matrix, exact
-principal angles, and the big head (one head spanning every head's subspace). The block layout never
+principal angles, and the basis of the big head (one head spanning every head's subspace; its key map
+is built in `keymaps`). The block layout never
 builds the p x d_k matrices: keys, overlaps, angles and the big head's basis all follow from the small
 (H, d_k) coefficient arrays. The dense layout uses ordinary linear algebra.
 """
@@ -10,7 +11,7 @@ builds the p x d_k matrices: keys, overlaps, angles and the big head's basis all
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
@@ -22,16 +23,6 @@ from headdiv.workers.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
 
 MAX_ANGLE_PAIRS = 28
 """Principal angles are listed for the pairs among the first 8 heads; HDI uses every pair."""
-
-
-class BigHead(Protocol):
-    """Keys of one head spanning every head's subspace, in an orthonormal basis of that span."""
-
-    dim: int
-
-    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
-        """(..., p) points and their (..., H, d_k) head keys -> (..., dim) big-head keys."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -89,36 +80,6 @@ class BlockGeometry(Blocks):
             keep[j, ok] = True
         return t, keep
 
-    def big_head(self, device: torch.device, dtype: torch.dtype) -> BigHead:
-        return _BlockBigHead(self, device, dtype)
-
-
-class _BlockBigHead:
-    """The big head of a block layout: per column j, keys map through T_j (see `big_head_transform`)."""
-
-    def __init__(self, geometry: BlockGeometry, device: torch.device, dtype: torch.dtype) -> None:
-        t, keep = geometry.big_head_transform()
-        # Columns j sharing one transform (all of them for equiangular and tilted heads, two groups
-        # for shared_dims) go through one matmul instead of a batched einsum over j.
-        self.groups: list[tuple[torch.Tensor, torch.Tensor]] = []
-        for t_j in np.unique(t.reshape(t.shape[0], -1), axis=0):
-            cols = [j for j in range(t.shape[0]) if np.array_equal(t[j].reshape(-1), t_j)]
-            rows = t[cols[0]][keep[cols[0]]]
-            self.groups.append(
-                (torch.as_tensor(cols, device=device), torch.as_tensor(rows.T.copy(), device=device, dtype=dtype))
-            )
-        self.dim = int(keep.sum())
-
-    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
-        lead, (h, d) = head_keys.shape[:-2], head_keys.shape[-2:]
-        parts = []
-        for cols, t in self.groups:
-            picked = head_keys if len(cols) == d else head_keys[..., cols]
-            # one (batch * columns, H) @ (H, D_group) GEMM rather than many tiny ones
-            rows = picked.transpose(-1, -2).reshape(-1, h)
-            parts.append((rows @ t).reshape(*lead, -1))
-        return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
-
 
 @dataclass(frozen=True)
 class DenseGeometry(Dense):
@@ -148,22 +109,8 @@ class DenseGeometry(Dense):
         u, s, _ = np.linalg.svd(flat, full_matrices=False)
         return np.asarray(u[:, s > tol * max(1.0, s.max())])
 
-    def big_head(self, device: torch.device, dtype: torch.dtype) -> BigHead:
-        return _DenseBigHead(torch.as_tensor(self.big_head_basis(), device=device, dtype=dtype))
 
-
-class _DenseBigHead:
-    """The big head of a dense layout: points projected on an orthonormal basis of every head's span."""
-
-    def __init__(self, basis: torch.Tensor) -> None:
-        self.basis = basis
-        self.dim = int(basis.shape[1])
-
-    def keys(self, x: torch.Tensor, head_keys: torch.Tensor) -> torch.Tensor:
-        return x @ self.basis
-
-
-Geometry = BlockGeometry | DenseGeometry
+HeadLayout = BlockGeometry | DenseGeometry
 
 
 def _normal(seed: int) -> Normal:
@@ -172,7 +119,7 @@ def _normal(seed: int) -> Normal:
     return lambda shape: torch.randn(*shape, generator=gen, dtype=torch.float64).numpy()
 
 
-def build_geometry(s: Scenario) -> Geometry:
+def build_geometry(s: Scenario) -> HeadLayout:
     """The heads of scenario `s`, as its geometry places them."""
     layout = GEOMETRIES[s.geometry].of(s).build(s, _normal(s.seed))
     if isinstance(layout, Blocks):
@@ -180,5 +127,5 @@ def build_geometry(s: Scenario) -> Geometry:
     return DenseGeometry(layout.w)
 
 
-def hdi_of(geometry: Geometry) -> float | None:
+def hdi_of(geometry: HeadLayout) -> float | None:
     return hdi_from_overlap(geometry.overlap_matrix())

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from headdiv.workers.engine.geometry import BlockGeometry, DenseGeometry, Geometry
+from headdiv.workers.engine.geometry import BlockGeometry, DenseGeometry, HeadLayout
 
 
 @dataclass(frozen=True)
@@ -71,13 +71,13 @@ def _dense(w: np.ndarray) -> KeyMap:
     return KeyMap("dense", (w.shape[0],), w.shape[1], w.shape[1], w.tobytes())
 
 
-def head_maps(geometry: Geometry) -> list[KeyMap]:
+def head_maps(geometry: HeadLayout) -> list[KeyMap]:
     if isinstance(geometry, BlockGeometry):
         return [_block_head(geometry, h) for h in range(geometry.H)]
     return [_dense(w) for w in geometry.dense()]
 
 
-def big_head_map(geometry: Geometry) -> KeyMap:
+def big_head_map(geometry: HeadLayout) -> KeyMap:
     """The map of the head spanning every head's subspace (docs/model.md section 4's big-head baseline)."""
     if isinstance(geometry, BlockGeometry):
         return _block_big_head(geometry)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from headdiv.workers.engine.geometry import Geometry
+from headdiv.workers.engine.geometry import HeadLayout
 from headdiv.workers.engine.keymaps import KeyMap, Maps, big_head_map, head_maps
 from headdiv.workers.engine.nw import nw_attention
 from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
@@ -54,7 +54,7 @@ class Draws:
 
 Source = tuple[int, float]
 """(seed, AR(1) phi): scenarios with the same source draw the same training sets (`sampling`)."""
-Batch = list[tuple[Scenario, Geometry]]
+Batch = list[tuple[Scenario, HeadLayout]]
 
 GATING = [w for w in WEIGHTINGS if w.per_draw]
 """The weighting schemes computed per draw, from the sums the NW step accumulates."""

@@ -12,7 +12,7 @@ import torch
 
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
-from headdiv.workers.engine.geometry import Geometry, build_geometry, hdi_of
+from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import Draws, run_draws
 from headdiv.workers.errors import EngineError
 from headdiv.workers.schemas import Scenario
@@ -159,7 +159,7 @@ def simulate_many(
 
 
 def _result(
-    s: Scenario, geometry: Geometry, draws: Draws, dev: torch.device, dt: torch.dtype, seconds: float
+    s: Scenario, geometry: HeadLayout, draws: Draws, dev: torch.device, dt: torch.dtype, seconds: float
 ) -> dict[str, Any]:
     """Every number of docs/model.md sections 4-6 from one scenario's draws (float64 NumPy)."""
     started = time.perf_counter()

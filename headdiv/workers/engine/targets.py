@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import torch
 
-from headdiv.workers.engine.geometry import Geometry
+from headdiv.workers.engine.geometry import HeadLayout
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.targets import TARGETS
 
 
-def signal_direction(s: Scenario, geometry: Geometry, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+def signal_direction(s: Scenario, geometry: HeadLayout, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
     """Unit vector a: e_0 for a shared signal; for a spread one, equal weight on the geometry's spread
     coordinates (the first coordinate of B_0, ..., B_H in a block layout)."""
     a = torch.zeros(geometry.p, device=device, dtype=dtype)

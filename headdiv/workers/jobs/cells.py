@@ -11,7 +11,8 @@ far, whichever process computed them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,9 +21,7 @@ from headdiv.workers.jobs.cache.base import ResultCache, encode_result
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind
 from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.metrics import CELL_SUMMARY
-
-Summary = dict[str, Any]
+from headdiv.workers.schemas.metrics import CELL_SUMMARY, CellSummary
 
 
 def cell_id(s: Scenario) -> str:
@@ -34,11 +33,11 @@ def summary_key(cell: str) -> str:
     return f"{cell}.summary"
 
 
-def summarize(result: dict[str, Any]) -> Summary:
+def summarize(result: dict[str, Any]) -> CellSummary:
     return {k: result.get(k) for k in CELL_SUMMARY}
 
 
-def store(cache: ResultCache, cell: str, result: dict[str, Any]) -> tuple[bytes, Summary]:
+def store(cache: ResultCache, cell: str, result: dict[str, Any]) -> tuple[bytes, CellSummary]:
     """Cache a computed cell: its full result and its summary. Returns the encoded result and the summary."""
     raw = encode_result(result)
     summary = summarize(result)
@@ -47,9 +46,9 @@ def store(cache: ResultCache, cell: str, result: dict[str, Any]) -> tuple[bytes,
     return raw, summary
 
 
-def cached_summaries(cache: ResultCache, ids: list[str]) -> list[Summary | None]:
+def cached_summaries(cache: ResultCache, ids: list[str]) -> list[CellSummary | None]:
     """Each cell's summary, None for a cell not cached; a cell cached without its summary is summarised once."""
-    summaries: list[Summary | None] = [
+    summaries: list[CellSummary | None] = [
         json.loads(raw) if raw else None for raw in cache.get_many([summary_key(i) for i in ids])
     ]
     lost = [k for k, s in enumerate(summaries) if s is None]
@@ -60,6 +59,36 @@ def cached_summaries(cache: ResultCache, ids: list[str]) -> list[Summary | None]
     return summaries
 
 
+@dataclass
+class Expansion:
+    """A job's cells, expanded from its request, hashed and looked up in the cache once."""
+
+    scenarios: list[Scenario]
+    ids: list[str]
+    summaries: list[CellSummary | None]
+    """Each cell's summary as the cache held it at `looked_up` (None: not computed yet)."""
+    looked_up: float = field(default_factory=time.monotonic)
+
+    def fresh(self, within_s: float) -> bool:
+        return time.monotonic() - self.looked_up <= within_s
+
+    def refreshed(self, cache: ResultCache) -> list[CellSummary | None]:
+        """The summaries, the missing ones looked up again (another job may have computed them meanwhile)."""
+        missing = [k for k, s in enumerate(self.summaries) if s is None]
+        again = cached_summaries(cache, [self.ids[k] for k in missing])
+        summaries = list(self.summaries)
+        for k, summary in zip(missing, again, strict=True):
+            summaries[k] = summary
+        return summaries
+
+
+def expand(request: BaseModel, cache: ResultCache) -> Expansion:
+    """The cells of a request made of cells (a simulation is its own one cell), looked up in `cache`."""
+    scenarios = [request] if isinstance(request, Scenario) else request.scenarios()  # type: ignore[attr-defined]
+    ids = [cell_id(s) for s in scenarios]
+    return Expansion(scenarios, ids, cached_summaries(cache, ids))
+
+
 @dataclass(frozen=True)
 class Pending:
     """What a job has left to compute when it is submitted."""
@@ -68,15 +97,16 @@ class Pending:
     """Its cells not cached yet (none for a kind not made of cells)."""
     work: float
     """Their work units (a kind not made of cells: its request's own `work`, if it declares one)."""
+    cells: Expansion | None = None
+    """Its cells as looked up, handed to the runner so it does not expand, hash or look them up again."""
 
 
 def pending(kind: JobKind, request: BaseModel, cache: ResultCache) -> Pending:
     if not kind.made_of_cells:
         return Pending([], float(getattr(request, "work", 0.0)))
-    cells: list[Scenario] = request.scenarios()  # type: ignore[attr-defined]
-    summaries = cached_summaries(cache, [cell_id(c) for c in cells])
-    missing = [c for c, summary in zip(cells, summaries, strict=True) if summary is None]
-    return Pending(missing, sum(c.work for c in missing))
+    cells = expand(request, cache)
+    missing = [c for c, summary in zip(cells.scenarios, cells.summaries, strict=True) if summary is None]
+    return Pending(missing, sum(c.work for c in missing), cells)
 
 
 def plan_chunks(cells: list[Scenario], count: int) -> list[list[int]]:

@@ -28,3 +28,13 @@ def speed_key(worker: str) -> str:
 def admitted_key(queue: str) -> str:
     """The users' jobs admitted on a queue and not yet seen ended: job id -> [client, work units]."""
     return f"{PREFIX}:admitted:{queue}"
+
+
+def record_entry(job_id: str) -> str:
+    """The result cache's entry (not a Redis key) for a running job's state as its runner last published it:
+    status, progress, cells, partial result, and how it ended."""
+    return f"{job_id}.record"
+
+
+EVENTS = f"{PREFIX}:job-events"
+"""The pub/sub channel on which runners announce a job's change: `<job id> ended|stepped`."""

@@ -253,9 +253,3 @@ def open_safetensors(source: Source) -> Iterator[SafetensorsFile]:
         return
     size = source.seek(0, os.SEEK_END)
     yield SafetensorsFile(source, size)
-
-
-def read_header(source: Source) -> SafetensorsHeader:
-    """Parse and validate the header: JSON object, known dtypes, shapes and offsets that fit the file."""
-    with open_safetensors(source) as st:
-        return st.header

@@ -8,9 +8,9 @@ so it is stored once.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -19,15 +19,16 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
+from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
-from headdiv.workers.jobs.cells import cached_summaries, cell_id
-from headdiv.workers.jobs.compute import compute, fill_cells
+from headdiv.workers.jobs.cells import Expansion, cached_summaries, cell_id
 from headdiv.workers.jobs.failures import describe_failure, timed_out
-from headdiv.workers.jobs.keys import cancel_key
+from headdiv.workers.jobs.keys import EVENTS, cancel_key, record_entry
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.redis_client import connect
+from headdiv.workers.jobs.runner import JobRun, fill_cells, run_and_publish
 from headdiv.workers.jobs.settings import get_job_settings
-from headdiv.workers.jobs.state import CellCount, JobError, JobState, JobStatus
+from headdiv.workers.jobs.state import JobError, JobState, JobStatus
 from headdiv.workers.schemas import Scenario
 
 log = logging.getLogger(__name__)
@@ -86,29 +87,10 @@ class _JobHooks:
         return self._canceled
 
 
-def _outcome(
-    job: Job, status: JobStatus, error: JobError | None = None, cells: CellCount | None = None
-) -> dict[str, Any]:
+def _outcome(job: Job, status: JobStatus, error: JobError | None = None) -> dict[str, Any]:
     progress = 1.0 if status == "finished" else float((job.meta or {}).get("progress", 0.0))
-    state = JobState(job_id=job.id, status=status, progress=progress, error=error, cells=cells)
+    state = JobState(job_id=job.id, status=status, progress=progress, error=error)
     return state.model_dump(mode="json")
-
-
-def _guarded(job: Job, hooks: _JobHooks, work: Callable[[], CellCount | None]) -> dict[str, Any]:
-    """Run `work`; expected endings (finished, failed with a reason, canceled) are returned, not raised."""
-    if hooks.should_cancel():
-        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
-    try:
-        cells = work()
-    except JobTimeoutException:
-        return _outcome(job, "failed", timed_out(float(job.timeout or 0)))
-    except Exception as exc:
-        error = timed_out(float(job.timeout or 0)) if hooks.timed_out() else describe_failure(exc)
-        if error.message.startswith("internal error"):
-            raise  # a bug or a crash: let RQ record the traceback and spend a retry on it
-        return _outcome(job, "canceled" if error.type == "canceled" else "failed", error)
-    hooks.progress(1.0)
-    return _outcome(job, "finished", cells=cells)
 
 
 def _current() -> Job:
@@ -118,33 +100,92 @@ def _current() -> Job:
     return job
 
 
+class _Record:
+    """Publishes what the runner writes: the state into the result cache (the API reads it while the job runs)
+    and a word on the events channel, so the API's long-polls wake at once."""
+
+    def __init__(self, job: Job, cache: RedisCache) -> None:
+        self.job = job
+        self.cache = cache
+
+    def publish(self, state: JobState) -> None:
+        # tagged with this run's token: a record left by an earlier run of the same job id is never read
+        record = {"run": (self.job.meta or {}).get("run"), "state": state.model_dump(mode="json", exclude={"result"})}
+        try:
+            self.cache.set(record_entry(self.job.id), json.dumps(record).encode())
+        except CacheUnavailable as exc:  # the record is best effort: the result is what must be stored
+            log.warning("record of job %s not published: %s", self.job.id, exc)
+        announce(self.job, self.job.id, ended=state.done)
+
+
+def announce(job: Job, about: str, *, ended: bool) -> None:
+    """Tell the API processes that job `about` changed (best effort: they also re-read now and then)."""
+    try:
+        job.connection.publish(EVENTS, f"{about} {'ended' if ended else 'stepped'}")
+    except RedisError as exc:
+        log.warning("change of job %s not announced: %s", about, exc)
+
+
 def run(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-    """Run one job (the cells its chunks left, then its result); returns its final `JobState` as JSON, without
-    the result, which goes to the cache (an unreachable cache raises, and RQ retries the job)."""
+    """Run one job (the cells its chunks left, then its result) through the one runner; returns its final
+    `JobState` as JSON, without the result, which goes to the cache (an unreachable cache raises, and RQ
+    retries the job; so does a crash, whose traceback RQ records)."""
     job, cache = _current(), _cache()
     hooks = _JobHooks(job)
+    if hooks.should_cancel():
+        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
+    found = job_kind(kind)
 
-    def work() -> CellCount | None:
-        outcome = compute(job_kind(kind), payload, cache, progress=hooks.progress, should_cancel=hooks.should_cancel)
-        cache.set(job.id, outcome.raw)
-        submitted = (job.meta or {}).get("from_cache")  # its chunks cached the rest: what counts is before them
-        if outcome.cells is None or submitted is None:
-            return outcome.cells
-        return outcome.cells.model_copy(update={"from_cache": min(int(submitted), outcome.cells.from_cache)})
+    def failure(exc: BaseException) -> JobError:
+        if isinstance(exc, JobTimeoutException) or hooks.timed_out():
+            return timed_out(float(job.timeout or 0))
+        error = describe_failure(exc)
+        if error.message.startswith("internal error") or isinstance(exc, CacheUnavailable):
+            raise exc  # a bug or a crash: let RQ record the traceback and spend a retry on it
+        return error
 
-    return _guarded(job, hooks, work)
+    try:
+        request = found.validate(payload)
+    except Exception as exc:
+        return _outcome(job, "failed", failure(exc))
+    record = _Record(job, cache)
+    submitted = (job.meta or {}).get("from_cache")  # its chunks cached the rest: what counts is before them
+    state = run_and_publish(
+        JobRun(job.id, found, request, from_cache=None if submitted is None else int(submitted)),
+        cache,
+        record.publish,
+        failure=failure,
+        progress=hooks.progress,
+        should_cancel=hooks.should_cancel,
+    )
+    hooks.progress(1.0 if state.status == "finished" else state.progress)
+    return state.model_dump(mode="json", exclude={"result"})
 
 
 def run_cells(parent: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
-    """One chunk of a job fanned out across workers: simulate these cells (those not cached yet), caching each.
-    It stops when its parent job is canceled."""
+    """One chunk of a job fanned out across workers: simulate these cells (those not cached yet), caching each
+    and announcing it as a step of the parent. It stops when its parent job is canceled."""
     job, cache = _current(), _cache()
     hooks = _JobHooks(job, also=(parent,))
-
-    def work() -> None:
+    if hooks.should_cancel():
+        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
+    try:
         scenarios = [Scenario.model_validate(c) for c in cells]
         ids = [cell_id(s) for s in scenarios]
         summaries = cached_summaries(cache, ids)
-        fill_cells(scenarios, ids, summaries, cache, progress=hooks.progress, should_cancel=hooks.should_cancel)
-
-    return _guarded(job, hooks, work)
+        fill_cells(
+            Expansion(scenarios, ids, summaries),
+            summaries,
+            cache,
+            lambda k, summary: announce(job, parent, ended=False),
+            {"progress": hooks.progress, "should_cancel": hooks.should_cancel},
+        )
+    except JobTimeoutException:
+        return _outcome(job, "failed", timed_out(float(job.timeout or 0)))
+    except Exception as exc:
+        error = timed_out(float(job.timeout or 0)) if hooks.timed_out() else describe_failure(exc)
+        if error.message.startswith("internal error"):
+            raise  # a bug or a crash: let RQ record the traceback and spend a retry on it
+        return _outcome(job, "canceled" if error.type == "canceled" else "failed", error)
+    hooks.progress(1.0)
+    return _outcome(job, "finished")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+CellSummary = dict[str, Any]
+"""The numbers of one cell that a multi-cell job's result is assembled from (the keys of `CELL_SUMMARY`)."""
+
 CELL_SUMMARY: tuple[str, ...] = (
     "mse",
     "bias2",

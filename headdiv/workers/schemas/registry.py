@@ -128,7 +128,3 @@ class Registry(Generic[C]):
                     raise ValueError(f"{self.concept} parameter {name!r} is declared by two choices")
                 out[name] = info
         return out
-
-    def owner(self, param: str) -> type[C] | None:
-        """The choice whose parameter `param` is (None when no choice declares it)."""
-        return next((e for e in self if param in e.model_fields), None)

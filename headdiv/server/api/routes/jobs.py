@@ -28,10 +28,10 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 async def get_job(
     job_id: JobId, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery, until: Until = UntilQuery
 ) -> Response:
-    state = await call(backend, backend.get, job_id)
+    state = await settle(backend, job_id, None, min(wait, settings.max_wait_s), until)
     if state is None:
         raise HTTPException(404, f"no job {job_id}")
-    return job_response(await settle(backend, state, min(wait, settings.max_wait_s), until))
+    return job_response(state)
 
 
 @router.delete("/{job_id}", responses={**JOB_RESPONSES, **ERROR_RESPONSES, **NOT_FOUND}, summary="Cancel a job")
