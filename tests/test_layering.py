@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,23 @@ def test_the_api_loads_the_engine_only_when_it_computes(mode: str) -> None:
         f"create_app(ServerSettings(redis_url={redis}, warm_up=False))\n" + LOADED
     )
     assert loaded["torch"] is False and loaded["engine"] == []
+
+
+def test_no_module_is_over_400_lines() -> None:
+    """Small rooms: a module that grows past this is split by what its parts do."""
+    long = [
+        f"{path.relative_to(ROOT)}: {n} lines"
+        for path in sources("headdiv")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    ]
+    assert long == []
+
+
+def test_javascript_lives_only_in_the_dashboards_assets() -> None:
+    """Clientside callbacks are `ClientsideFunction`s of `assets/clientside.js`, never code in a string."""
+    found = [
+        f"{path.relative_to(ROOT)}"
+        for path in sources("headdiv/dashboard")
+        if re.search(r"function\s*\(|=>\s*\{|dash_clientside", path.read_text(encoding="utf-8"))
+    ]
+    assert found == []

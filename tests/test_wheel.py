@@ -64,29 +64,25 @@ def test_installed_in_a_fresh_venv_it_computes_beside_a_users_own_server_and_wor
     (notebook / "workers" / "__init__.py").write_text("raise ImportError('the user workers/ was imported')\n")
     (notebook / "dashboard.py").write_text("raise ImportError('the user dashboard.py was imported')\n")
     code = (
-        "import json, headdiv, server, sys\n"
+        "import json, headdiv, {also}sys\n"
         "from headdiv.server.cli import main\n"
         "assert headdiv.__file__.startswith(sys.argv[1]), headdiv.__file__\n"
-        "assert main(['simulate', json.dumps({'H': 2, 'n': 16, 'replicates': 2, 'queries': 2})]) == 0\n"
+        "assert main(['simulate', json.dumps({{'H': 2, 'n': 16, 'replicates': 2, 'queries': 2}})]) == 0\n"
     )
-    result = subprocess.run(
-        [python, "-c", code, str(site)],
-        cwd=notebook,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
-    )
-    # `import server` reached the user's own file (it raises), so ours never stood in its way
+
+    def beside_the_notebook(also: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [python, "-c", code.format(also=also), str(site)],
+            cwd=notebook,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={"PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
+        )
+
+    # `import server` reaches the user's own file (it raises), so ours never stands in its way
+    result = beside_the_notebook("server, ")
     assert "the user server.py was imported" in result.stderr, result.stdout + result.stderr
-    code = code.replace("import json, headdiv, server, sys", "import json, headdiv, sys")
-    result = subprocess.run(
-        [python, "-c", code, str(site)],
-        cwd=notebook,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
-    )
+    result = beside_the_notebook("")
     assert result.returncode == 0, result.stdout + result.stderr
     assert '"mse"' in result.stdout

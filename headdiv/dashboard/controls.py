@@ -33,12 +33,15 @@ def primary_slider(p: Param, state: State) -> Component:
     wrapper's `data-scale` lets assets/a11y.js give screen readers the value, not the exponent."""
     cid = scenario_control_id(p.name)
     value = p.component_value(state[p.name])
+    # bounds from the scenario's schema (the Param reads them from its Field), never written again here
     if p.name == "H":
-        return dcc.Slider(
-            1, int(p.hi or 64), 1, value=value, id=cid, marks={1: "1", 16: "16", 32: "32", 48: "48", 64: "64"}
-        )
+        lo, hi = int(p.lo or 1), int(p.hi or 1)
+        marks = {lo: str(lo), **{k: str(k) for k in range(16, hi + 1, 16)}}
+        return dcc.Slider(lo, hi, 1, value=value, id=cid, marks=marks)
     if p.name == "theta":
-        return dcc.Slider(0, 90, 1, value=value, id=cid, marks={t: f"{t}°" for t in (0, 30, 45, 60, 90)})
+        lo, hi = int(p.lo or 0), int(p.hi or 0)
+        marks = {t: f"{t}°" for t in (lo, 30, 45, 60, hi) if lo <= t <= hi}
+        return dcc.Slider(lo, hi, 1, value=value, id=cid, marks=marks)
     lo = int(math.log2(p.lo or 1))
     hi = int(math.log2(p.hi or 2))
     slider = dcc.Slider(

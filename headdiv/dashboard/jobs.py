@@ -61,7 +61,7 @@ def _bar(progress: float) -> tuple[dict[str, str], dict[str, str]]:
     return {}, {"width": f"{pct:.0f}%"}
 
 
-def _finished(job: JobState, key: str) -> tuple[Any, str]:
+def _finished(job: JobState, key: str) -> tuple[dict[str, Any], str]:
     note = "from cache" if job.cached else "computed"
     seconds = (job.result or {}).get("seconds")
     if isinstance(seconds, (int, float)) and not job.cached:
@@ -93,6 +93,7 @@ def register_job(
     reproduce: bool = False,
     show_partial: bool = False,
     until: str = "end",
+    annotate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> None:
     """Wire the job of view `prefix` (components from `components.job_status(prefix)`).
 
@@ -102,7 +103,8 @@ def register_job(
     `cancellable` shows the cancel button while it does; `reproduce` fills `f"{prefix}-reproduce"`
     with the commands that reproduce the request (in the same round trip as the submission). A job made
     of cells always shows its partial result meanwhile (redrawn when more cells are done); `show_partial`
-    does so for another kind that records as it goes (a training), at every poll.
+    does so for another kind that records as it goes (a training), at every poll. `annotate(result)` adds
+    entries beside a finished result in its store (e.g. numbers formatted for the browser to place).
     """
     source = state_store or (view_state(view_id) if view_id is not None else None)
     if source is None:
@@ -197,6 +199,8 @@ def register_job(
         """The outputs for a job's state; `shown` is how many cells the partial figure on screen has."""
         if job.status == "finished" and job.result is not None:
             result, note = _finished(job, key)
+            if annotate is not None:
+                result.update(annotate(job.result))
             return out(result=result, job=None, status=note, commands=commands)
         if job.done:
             return out(job=None, status=job.message, cls="job-status error", commands=commands)

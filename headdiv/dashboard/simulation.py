@@ -7,9 +7,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.state import State
 
 
 def simulation_request(state: State) -> tuple[str, dict[str, Any]]:
     """The request behind the header (and the views drawing the simulation): the scenario itself."""
     return "/simulations", state.scenario()
+
+
+def headline(result: dict[str, Any]) -> dict[str, Any]:
+    """The header's four numbers as the page shows them, formatted here by the page's one number rule
+    (`figures.theme.fmt`), so the browser only places them: MSE ± its standard error, HDI, effective
+    heads and the mean correlation between heads' errors."""
+    return {
+        "headline": [
+            fmt_se(result.get("mse"), result.get("mse_se")),
+            fmt(result.get("hdi")),
+            fmt(result.get("effective_heads")),
+            fmt(result.get("mean_correlation")),
+        ]
+    }

@@ -13,7 +13,6 @@ slider costs the panel no request.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,18 +20,15 @@ from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.client_config import HIDING_PRESETS, clientside, config_state, preset_keys
 from headdiv.dashboard.presets import PRESETS, Preset
-from headdiv.dashboard.state import SCENARIO_KEYS, UrlRegistry
 from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
 from headdiv.dashboard.views.base import STATE_STORE
 
 POLL_REFRESH_MS = 2000
-NAV_KEYS = ("tour", "step", "tab", *PAGE_KEYS)
-"""Keys that say where the page is, not what it computes (ignored when matching a preset)."""
 TOUR_STATE = "tour-state"
-HIDING_PRESETS = ("presets", "sidebar")
-"""`hide` parts that take the preset buttons off the page."""
 
 
 def layout() -> Component:
@@ -132,7 +128,7 @@ def active_preset(registry: UrlRegistry, st: PageState) -> Preset | None:
         if preset.tab is not None and st.get("tab") != preset.tab:
             continue
         target = registry.parse(preset.query).values
-        keys = set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS}
+        keys = set(preset_keys(registry))
         if all(_same(st.get(k), target.get(k)) for k in keys):
             return preset
     return None
@@ -203,58 +199,23 @@ def qr_data_uri(url: str) -> str:
     return str(segno.make(url, error="m").svg_data_uri(scale=5, border=2))
 
 
-_NO_UPDATE = "window.dash_clientside.no_update"
-
-
-def _preset_js(registry: UrlRegistry) -> str:
-    """`preset(d)` in the browser: the id of the preset page state `d` matches, as `active_preset` decides
-    (on the preset's view, equal values, an empty list equal to none), or null."""
-    keys = sorted(set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS})
-    targets = {p.id: {k: PageState(registry.parse(p.query).values).to_data().get(k) for k in keys} for p in PRESETS}
-    tabs = {p.id: p.tab for p in PRESETS}
-    return (
-        f"var targets = {json.dumps(targets)}, keys = {json.dumps(keys)}, views = {json.dumps(tabs)};"
-        " var norm = function (v) { if (v === undefined || v === null || (Array.isArray(v) && !v.length))"
-        " { return null; } return JSON.stringify(v); };"
-        " var preset = function (d) { for (var id in targets) { var t = targets[id], ok = !views[id] || d.tab === views[id];"
-        " for (var i = 0; i < keys.length && ok; i++) { ok = norm(d[keys[i]]) === norm(t[keys[i]]); }"
-        " if (ok) { return id; } } return null; };"
-    )
-
-
-def _register_gate(app: Dash, registry: UrlRegistry) -> None:
-    """In the browser: copy the page state to `TOUR_STATE` when the tour, its step or the page flags
-    change; and, while no tour is open, show the story of the preset the page matches (or hide the
-    panel). Leaving a preset with a slider then costs the panel no request: a key press stays at three.
-    A first state with no tour and the default flags is not passed on either: the layout already shows
-    that panel, so a plain page load sends the panel's callbacks nothing (they would compete with the
+def _register_gate(app: Dash) -> None:
+    """In the browser (`assets/clientside.js`): copy the page state to `TOUR_STATE` when the tour, its step
+    or the page flags change; and, while no tour is open, show the story of the preset the page matches
+    (or hide the panel). Leaving a preset with a slider then costs the panel no request: a key press stays
+    at three. A first state with no tour and the default flags is not passed on either: the layout already
+    shows that panel, so a plain page load sends the panel's callbacks nothing (they would compete with the
     first chart's requests)."""
-    watched = ["tour", "step", *PAGE_KEYS]
-    defaults = PageState(registry.defaults()).to_data()
     app.clientside_callback(
-        "function (data, last) {"
-        f" var watched = {json.dumps(watched)}, plain = {json.dumps({k: defaults.get(k) for k in watched})};"
-        f" if (!data) {{ return {_NO_UPDATE}; }}"
-        " var sig = function (d) { return JSON.stringify(watched.map(function (k) { return d[k]; })); };"
-        f" return sig(data) === sig(last || plain) ? {_NO_UPDATE} : data; }}",
+        clientside("gateTour"),
         Output(TOUR_STATE, "data"),
         Input(STATE_STORE, "data"),
         State(TOUR_STATE, "data"),
+        config_state(),
     )
-    stories = {p.id: [p.name, p.story] for p in PRESETS}
     # the same answer as `_render` gives without a tour: whichever of the two runs last, the panel agrees
     app.clientside_callback(
-        "function (data, style, cls, title) {"
-        + _preset_js(registry)
-        + f" var stories = {json.dumps(stories)}, skip = Array(5).fill({_NO_UPDATE});"
-        " if (!data || data.tour) { return skip; }"
-        f" var hiding = {json.dumps(HIDING_PRESETS)};"
-        " var id = hiding.some(function (k) { return (data.hide || []).indexOf(k) >= 0; }) ? null : preset(data);"
-        " var hidden = !!(style && style.display === 'none');"
-        " if (id) { var s = stories[id];"
-        " return (!hidden && cls === 'tour-panel preset-story' && title === s[0]) ? skip"
-        " : [{}, 'tour-panel preset-story', 'Preset', s[0], s[1]]; }"
-        " return hidden ? skip : [{display: 'none'}, 'tour-panel', '', '', '']; }",
+        clientside("presetStory"),
         Output("tour-panel", "style", allow_duplicate=True),
         Output("tour-panel", "className", allow_duplicate=True),
         Output("tour-name", "children", allow_duplicate=True),
@@ -264,6 +225,7 @@ def _register_gate(app: Dash, registry: UrlRegistry) -> None:
         State("tour-panel", "style"),
         State("tour-panel", "className"),
         State("tour-step-title", "children"),
+        config_state(),
         prevent_initial_call=True,
     )
 
@@ -272,7 +234,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry) -> None:
     def page_flags(st: PageState) -> dict[str, str]:
         return {k: registry[k].dump(st[k]) for k in PAGE_KEYS if st.get(k) != registry[k].default}
 
-    _register_gate(app, registry)
+    _register_gate(app)
 
     @app.callback(
         Output("tour-panel", "style"),

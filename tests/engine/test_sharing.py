@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from headdiv.workers.engine import keymaps, montecarlo
+from headdiv.workers.engine import batch_plan, keymaps, montecarlo
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.keymaps import KeyMap, head_maps
 from headdiv.workers.engine.simulation import simulate, simulate_many
@@ -22,8 +22,8 @@ def draws(scenarios: list[Scenario]) -> list[montecarlo.Draws]:
     return montecarlo.run_draws([(s, build_geometry(s)) for s in scenarios], CPU, F32)
 
 
-def units(scenarios: list[Scenario]) -> list[montecarlo._Unit]:
-    return montecarlo._plan([(s, build_geometry(s)) for s in scenarios], CPU, F32).units
+def units(scenarios: list[Scenario]) -> list[batch_plan.Unit]:
+    return batch_plan.plan_batch([(s, build_geometry(s)) for s in scenarios], CPU, F32).units
 
 
 def unshared(geometry: object) -> list[KeyMap]:
@@ -42,7 +42,7 @@ def test_identical_heads_are_one_unit_and_give_what_computing_each_gives(monkeyp
     s = Scenario(**FAST, theta=0.0, weights="maw")
     assert len(units([s])) == 1  # four identical heads and their big head (dimension d_k: head 0)
     shared = draws([s])[0]
-    monkeypatch.setattr(montecarlo, "head_maps", unshared)
+    monkeypatch.setattr(batch_plan, "head_maps", unshared)
     assert len(units([s])) == 4
     alone = draws([s])[0]
     np.testing.assert_allclose(shared.estimates, alone.estimates, rtol=1e-6, atol=1e-9)

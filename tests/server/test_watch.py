@@ -13,7 +13,7 @@ from headdiv.server.main import create_app
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.state import JobState
 from tests.server.conftest import embedded_settings
-from tests.server.helpers import RUN_SEED, poll, slow_surface
+from tests.server.helpers import RUN_SEED, poll, run_async, slow_surface
 
 
 def running(progress: float = 0.0) -> JobState:
@@ -42,7 +42,7 @@ def test_a_thousand_watchers_share_one_read_per_change() -> None:
             watch.forget(w)
         return [*first[:1], *second[:1]]
 
-    first, second = asyncio.run(scenario())
+    first, second = run_async(scenario())
     assert reads == 2 and first is not None and second is not None and second.progress > first.progress
 
 
@@ -61,7 +61,7 @@ def test_an_announcement_from_another_thread_wakes_only_the_watchers_waiting_for
             watch.forget(w)
         return step.woken.done(), stepped_end, end.woken.done()
 
-    assert asyncio.run(scenario()) == (True, False, True)
+    assert run_async(scenario()) == (True, False, True)
 
 
 def test_no_read_is_kept_for_a_job_nobody_watches() -> None:
@@ -77,7 +77,7 @@ def test_no_read_is_kept_for_a_job_nobody_watches() -> None:
         await watch.read("c" * 64, fetch)
         await watch.read("c" * 64, fetch)
 
-    asyncio.run(scenario())
+    run_async(scenario())
     assert reads == 2  # a plain poll always reads the job afresh
 
 

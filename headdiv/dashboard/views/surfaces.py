@@ -12,6 +12,7 @@ from dash import Dash, Input, Output, dcc, html, no_update
 from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, radio, view_page
 from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.jobs import draw_result
@@ -129,7 +130,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     draw_result(app, "surf-result", charts, figures, Input("surf-metric", "value"), Input("surf-3d", "value"))
 
     app.clientside_callback(
-        'function (on) { return (on && on.length) ? {} : {"display": "none"}; }',
+        clientside("showWhenChecked"),
         Output("surf-3d-box", "style"),
         Input("surf-3d", "value"),
     )

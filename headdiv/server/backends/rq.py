@@ -11,37 +11,35 @@ import asyncio
 import contextlib
 import json
 import logging
-import secrets
 import threading
 import time
 import weakref
-from typing import Any
 
 from pydantic import BaseModel
 from redis.asyncio import Redis as AsyncRedis
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
-from rq import Queue, Retry, Worker
-from rq.exceptions import InvalidJobOperation, NoSuchJobError
-from rq.job import Dependency, Job, JobStatus
+from rq import Queue, Worker
+from rq.exceptions import InvalidJobOperation
+from rq.job import Job, JobStatus
 from rq.registry import clean_registries
 from rq.serializers import JSONSerializer
 from rq.worker_registration import clean_worker_registry
 
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.base import BackendHealth, BackendUnavailable
+from headdiv.server.backends.rq_fanout import PENDING, FanOut
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs.assembly import snapshot
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
-from headdiv.workers.jobs.cells import Pending, cell_id, pending, plan_chunks
+from headdiv.workers.jobs.cells import cell_id, pending
 from headdiv.workers.jobs.failures import timed_out
-from headdiv.workers.jobs.ids import canonical_payload
 from headdiv.workers.jobs.keys import EVENTS, admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
 from headdiv.workers.jobs.kinds import job_kind
-from headdiv.workers.jobs.queue import CELLS_TASK, TASK, worker_device
+from headdiv.workers.jobs.queue import worker_device
 from headdiv.workers.jobs.redis_client import connect
 from headdiv.workers.jobs.state import JobError, JobState
 
@@ -49,19 +47,11 @@ log = logging.getLogger(__name__)
 CLAIM_TTL_S = 10
 SPEED_FRESH_S = 5.0
 """How long the API trusts the runners' speeds it read (they change when workers come and go)."""
-PENDING = {
-    JobStatus.QUEUED,
-    JobStatus.DEFERRED,
-    JobStatus.SCHEDULED,
-    JobStatus.CREATED,
-    JobStatus.RATE_LIMITED,
-    JobStatus.READY_TO_ENQUEUE,
-}
 
 ENDED = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
-class RQBackend:
+class RQBackend(FanOut):
     blocking_io = True
     poll_interval_s = 1.0
     """Runners announce their changes on Redis pub/sub; without news a long-poll re-reads this often (what RQ
@@ -251,83 +241,6 @@ class RQBackend:
         self._speed = (now, speed)
         return speed
 
-    def _enqueue(self, kind: str, request: BaseModel, job_id: str, queue: Queue, todo: Pending, client: str) -> None:
-        """Enqueue the job; a job made of cells not cached yet is fanned out: its missing cells go to chunk
-        jobs that any worker may take (RQ's batch enqueue), and the job itself waits for them (RQ dependencies,
-        failures allowed: it computes any cell a lost chunk left, then assembles its result)."""
-        old = self._fetch(job_id)
-        if old is not None:  # an old failed/canceled/expired run gives way to the new one
-            self._cancel_chunks(old)
-            with contextlib.suppress(NoSuchJobError, ValueError):  # its execution records may be gone already
-                old.delete()
-        self.redis.delete(cancel_key(job_id))
-        s = self.settings
-        common: dict[str, Any] = {
-            "timeout": s.job_timeout_s,
-            "result_ttl": s.result_ttl_s,
-            "failure_ttl": s.result_ttl_s,
-            "retry": Retry(max=s.job_retries) if s.job_retries else None,
-        }
-        meta: dict[str, Any] = {"progress": 0.0, "kind": kind, "run": secrets.token_hex(8)}
-        if queue is not self.low_queue:  # a user's job: counted against the bounds until it ends
-            admitted = admitted_key(self.queue.name)
-            self.redis.hset(admitted, job_id, json.dumps([client, todo.work]))
-            self.redis.expire(admitted, s.job_timeout_s + s.result_ttl_s)
-        chunks: list[Job] = []
-        if job_kind(kind).made_of_cells and not job_kind(kind).single_cell:
-            missing = todo.missing
-            meta["from_cache"] = len(request.scenarios()) - len(missing)  # type: ignore[attr-defined]
-            tag = secrets.token_hex(4)
-            data = [
-                Queue.prepare_data(
-                    CELLS_TASK,
-                    args=(job_id, [missing[k].canonical() for k in part]),
-                    job_id=f"{job_id}-{tag}-{n}",
-                    meta={"progress": 0.0, "kind": "cells", "parent": job_id},
-                    description=f"{kind} {job_id[:12]}: {len(part)} cells",
-                    **common,
-                )
-                for n, part in enumerate(plan_chunks(missing, self._chunk_count()))
-            ]
-            chunks = queue.enqueue_many(data) if data else []
-            meta["chunks"] = [c.id for c in chunks]
-        queue.enqueue(
-            TASK,
-            args=(kind, canonical_payload(request)),
-            job_id=job_id,
-            job_timeout=common["timeout"],
-            result_ttl=common["result_ttl"],
-            failure_ttl=common["failure_ttl"],
-            retry=common["retry"],
-            depends_on=Dependency(jobs=chunks, allow_failure=True) if chunks else None,
-            meta=meta,
-            description=f"{kind} {job_id[:12]}",
-        )
-
-    def _promote(self, job_id: str) -> None:
-        """A user asks for what the warm start queued at low priority: its queued work (the job itself, or the
-        chunks a deferred job waits for) moves to the main queue, so it does not wait behind the rest of the
-        warm start. `remove` succeeding is what makes the move safe: a worker that dequeued the job first keeps
-        it, and it is not enqueued twice. A deferred job's own assembly stays on the low queue (quick)."""
-        job = self._fetch(job_id)
-        if job is None or job.origin != self.low_queue.name:
-            return
-        for queued in [job, *filter(None, (self._fetch(c) for c in (job.meta or {}).get("chunks", [])))]:
-            if queued.get_status(refresh=False) == JobStatus.QUEUED and self.low_queue.remove(queued.id):
-                self.queue.enqueue_job(queued)
-
-    def _chunk_count(self) -> int:
-        """Chunks to split a job into: two per worker listening (so a slow chunk is not alone), at least two."""
-        return max(2, 2 * Worker.count(connection=self.redis, queue=self.queue))
-
-    def _cancel_chunks(self, job: Job) -> None:
-        for chunk in Job.fetch_many(
-            list((job.meta or {}).get("chunks", [])), connection=self.redis, serializer=JSONSerializer
-        ):
-            if chunk is not None and chunk.get_status(refresh=False) in PENDING:
-                with contextlib.suppress(InvalidJobOperation):
-                    chunk.cancel()
-
     def _record(self, job: Job) -> JobState | None:
         """The state this run's runner last published (None before it started, or from an earlier run)."""
         raw = self.cache.get(record_entry(job.id))
@@ -361,15 +274,6 @@ class RQBackend:
             status = "running"
         progress = max(state.progress, cells.done / max(1, cells.total))
         return state.model_copy(update={"status": status, "progress": progress, "cells": cells, "partial": partial})
-
-    def _orphaned(self, job: Job) -> bool:
-        chunks = list((job.meta or {}).get("chunks", []))
-        found = Job.fetch_many(chunks, connection=self.redis, serializer=JSONSerializer)
-        return bool(chunks) and all(c is None for c in found)
-
-    def _chunk_started(self, meta: dict[str, Any]) -> bool:
-        chunks = Job.fetch_many(list(meta.get("chunks", [])), connection=self.redis, serializer=JSONSerializer)
-        return any(c is not None and c.get_status(refresh=False) == JobStatus.STARTED for c in chunks)
 
     def _request(self, job: Job) -> tuple[BaseModel, list[str]]:
         """The job's validated request and its cells' ids (validated, expanded and hashed once per job and
@@ -421,12 +325,6 @@ class RQBackend:
             error = JobError(message="canceled on request", type="canceled")
             return JobState(job_id=job_id, status="canceled", progress=progress, error=error)
         return JobState(job_id=job_id, status="failed", progress=progress, error=_failure(job))
-
-    def _fetch(self, job_id: str) -> Job | None:
-        try:
-            return Job.fetch(job_id, connection=self.redis, serializer=JSONSerializer)
-        except NoSuchJobError:
-            return None
 
     def cancel(self, job_id: str) -> JobState | None:
         try:

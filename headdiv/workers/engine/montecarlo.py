@@ -1,7 +1,7 @@
 """Batched Monte Carlo: every head's NW estimate at every query, for every training set, of several scenarios.
 
 A batch is a list of scenarios that share the shapes of the NW step (replicates R, heads H, queries, n, d_k
-and the ambient dimension p). Its heads and big heads are gathered into units (`_Unit`): one key map
+and the ambient dimension p). Its heads and big heads are gathered into units (`Unit`): one key map
 (`keymaps`) on one source of training sets, with one kernel scale and one set of values. A head's estimates
 depend on nothing else (docs/model.md section 1), so the heads of any cells that share a unit are computed
 once: identical heads (theta = 0), and a big head whose heads all span one subspace (it is then head 0).
@@ -25,15 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from headdiv.workers.engine.geometry import HeadLayout
-from headdiv.workers.engine.keymaps import KeyMap, Maps, big_head_map, head_maps
+from headdiv.workers.engine.batch_plan import GATING, Batch, Call, Plan, Run, Source, plan_batch
 from headdiv.workers.engine.nw import nw_attention
 from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
-from headdiv.workers.engine.targets import apply_target, signal_direction
+from headdiv.workers.engine.targets import apply_target
 from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.kernels import KERNELS
-from headdiv.workers.schemas.weightings import WEIGHTINGS, AttentionSums, Weighting
+from headdiv.workers.schemas.weightings import AttentionSums
 from headdiv.workers.settings import get_engine_settings
 
 
@@ -52,12 +51,6 @@ class Draws:
     big_dim: int
 
 
-Source = tuple[int, float]
-"""(seed, AR(1) phi): scenarios with the same source draw the same training sets (`sampling`)."""
-Batch = list[tuple[Scenario, HeadLayout]]
-
-GATING = [w for w in WEIGHTINGS if w.per_draw]
-"""The weighting schemes computed per draw, from the sums the NW step accumulates."""
 PROGRESS_EVERY_S = 0.1
 
 
@@ -115,153 +108,6 @@ def _nw_inputs(
 
 
 @dataclass(frozen=True)
-class _Unit:
-    """One distinct NW problem of a batch: a key map on one source's training sets, with one kernel scale
-    and one set of values (docs/model.md section 1: nothing else enters an estimate)."""
-
-    source: Source
-    signal: int
-    distance: bool
-    scale: float
-    keymap: KeyMap
-
-
-@dataclass(frozen=True)
-class _Signal:
-    """The responses y = f(a . x) + noise * eps on one source's training sets (docs/model.md section 3)."""
-
-    source: Source
-    target: str
-    noise: float
-    a: torch.Tensor
-
-
-@dataclass(frozen=True)
-class _Run:
-    """Consecutive units of one call that one `Maps` evaluates on one source's points, with one signal."""
-
-    start: int
-    stop: int
-    source: Source
-    distance: bool
-    signal: int
-    maps: Maps
-    q_scale: torch.Tensor  # (U, 1, 1): the kernel's logit scale
-    kb_scale: torch.Tensor  # (U, 1): -scale / 2, for the Gaussian kernel's -|k|^2 / 2h^2 bias
-
-
-@dataclass(frozen=True)
-class _Call:
-    """Units [start, stop) of one key width: one NW call per chunk of replicates (head units come first)."""
-
-    start: int
-    stop: int
-    heads: bool
-    runs: list[_Run]
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What a batch computes, fixed before its first draw: the units and their calls, the unit each cell's
-    heads (C, H) and big head (C,) read, and each cell's signal and big-head dimension."""
-
-    units: list[_Unit]
-    signals: list[_Signal]
-    calls: list[_Call]
-    heads: torch.Tensor
-    big: torch.Tensor
-    cell_signals: list[int]
-    big_dims: list[int]
-    gates: dict[str, list[tuple[Weighting, torch.Tensor]]]  # per gating scheme: (scheme, its cells)
-
-
-def _gate_groups(batch: Batch, device: torch.device) -> dict[str, list[tuple[Weighting, torch.Tensor]]]:
-    """Per gating scheme, the cells whose gates have the same parameters: each group is gated at once."""
-    out: dict[str, list[tuple[Weighting, torch.Tensor]]] = {}
-    for w in GATING:
-        groups: list[tuple[Weighting, list[int]]] = []
-        for c, (s, _) in enumerate(batch):
-            scheme = w.of(s)
-            group = next((cells for other, cells in groups if other == scheme), None)
-            if group is None:
-                groups.append((scheme, [c]))
-            else:
-                group.append(c)
-        out[w.name] = [(scheme, torch.as_tensor(cells, device=device)) for scheme, cells in groups]
-    return out
-
-
-def _run_key(u: _Unit) -> tuple[object, ...]:
-    return (Maps.group_key(u.keymap), u.source, u.distance, u.signal)
-
-
-def _split(units: list[_Unit], start: int, stop: int, same: Callable[[_Unit], object]) -> list[tuple[int, int]]:
-    """[start, stop) cut into maximal ranges of units with equal `same`."""
-    ranges: list[tuple[int, int]] = []
-    for i in range(start, stop):
-        if ranges and same(units[i]) == same(units[ranges[-1][0]]):
-            ranges[-1] = (ranges[-1][0], i + 1)
-        else:
-            ranges.append((i, i + 1))
-    return ranges
-
-
-def _calls(units: list[_Unit], heads: int, device: torch.device, dtype: torch.dtype) -> list[_Call]:
-    """Sorted units (the `heads` head units first) as calls of one key width each, cut into runs."""
-    calls: list[_Call] = []
-    for part in ((0, heads), (heads, len(units))):
-        for start, stop in _split(units, *part, lambda u: u.keymap.width):
-            runs = []
-            for r0, r1 in _split(units, start, stop, _run_key):
-                u0, scale = units[r0], torch.tensor([u.scale for u in units[r0:r1]], device=device, dtype=dtype)
-                maps = Maps([u.keymap for u in units[r0:r1]], device, dtype)
-                q_scale, kb_scale = scale.view(-1, 1, 1), -0.5 * scale.view(-1, 1)
-                runs.append(_Run(r0, r1, u0.source, u0.distance, u0.signal, maps, q_scale, kb_scale))
-            calls.append(_Call(start, stop, start < heads, runs))
-    return calls
-
-
-def _plan(batch: Batch, device: torch.device, dtype: torch.dtype) -> _Plan:
-    """Gather every cell's heads and big head into units. A big head spans every head's subspace, so when
-    its dimension is d_k all heads span that one subspace and the big head reads head 0's unit (the same
-    projector W W^T and kernel scale give the same estimates, docs/model.md section 1)."""
-    signal_ids: dict[tuple[object, ...], int] = {}
-    signals: list[_Signal] = []
-    found: dict[_Unit, int] = {}
-    heads: list[list[int]] = []
-    bigs: list[int] = []
-    cell_signals: list[int] = []
-    big_dims: list[int] = []
-    for s, g in batch:
-        source = (s.seed, s.ar1_phi)
-        a = signal_direction(s, g, device=device, dtype=dtype)
-        sig = signal_ids.setdefault((source, s.target, s.noise, tuple(a.tolist())), len(signals))
-        if sig == len(signals):
-            signals.append(_Signal(source, s.target, s.noise, a))
-        kernel = KERNELS[s.kernel].of(s)
-        big = big_head_map(g)
-        units = [_Unit(source, sig, kernel.distance, kernel.logit_scale(s, m.dim), m) for m in [*head_maps(g), big]]
-        ids = [found.setdefault(u, len(found)) for u in units[:-1]]
-        heads.append(ids)
-        bigs.append(ids[0] if big.dim == s.d_k else found.setdefault(units[-1], len(found)))
-        cell_signals.append(sig)
-        big_dims.append(big.dim)
-    head_ids = {i for ids in heads for i in ids}
-    order = sorted(found, key=lambda u: (found[u] not in head_ids, u.keymap.width, *_run_key(u)))
-    index = {found[u]: i for i, u in enumerate(order)}
-    return _Plan(
-        units=order,
-        signals=signals,
-        calls=_calls(order, len(head_ids), device, dtype),
-        heads=torch.as_tensor([[index[i] for i in ids] for ids in heads], device=device),
-        big=torch.as_tensor([index[i] for i in bigs], device=device),
-        cell_signals=cell_signals,
-        big_dims=big_dims,
-        gates=_gate_groups(batch, device),
-    )
-
-
-@dataclass(frozen=True)
 class _Chunk:
     """Replicates r0..r1 of every source: training sets, their means (the centre of every key map's keys,
     since the maps are linear) and the responses of every signal."""
@@ -272,7 +118,7 @@ class _Chunk:
     xq: dict[int, torch.Tensor]  # each seed's query points (Q, p)
 
     @classmethod
-    def draw(cls, plan: _Plan, xq: dict[int, torch.Tensor], r0: int, r1: int, n: int) -> _Chunk:
+    def draw(cls, plan: Plan, xq: dict[int, torch.Tensor], r0: int, r1: int, n: int) -> _Chunk:
         some = next(iter(xq.values()))
         p, dev, dt = some.shape[-1], some.device, some.dtype
         sources = list(dict.fromkeys(u.source for u in plan.units))
@@ -282,23 +128,23 @@ class _Chunk:
         ]
         return cls(samples, {key: x.mean(dim=1, keepdim=True) for key, (x, _) in samples.items()}, values, xq)
 
-    def keys(self, run: _Run, rows: slice = slice(None)) -> torch.Tensor:
+    def keys(self, run: Run, rows: slice = slice(None)) -> torch.Tensor:
         """Training inputs (Rc, n, p), centred for a distance kernel (float32 precision, see `_nw_inputs`)."""
         x = self.samples[run.source][0][rows]
         return x - self.means[run.source][rows] if run.distance else x
 
-    def queries(self, run: _Run, points: torch.Tensor | None = None, rows: slice = slice(None)) -> torch.Tensor:
+    def queries(self, run: Run, points: torch.Tensor | None = None, rows: slice = slice(None)) -> torch.Tensor:
         """Query points (m, p) (the seed's own by default) as (Rc or 1, m, p), centred on each training set's
         mean for a distance kernel."""
         points = self.xq[run.source[0]] if points is None else points
         return points - self.means[run.source][rows] if run.distance else points.unsqueeze(0)
 
 
-PointsOf = Callable[[_Run], torch.Tensor]
+PointsOf = Callable[[Run], torch.Tensor]
 
 
 def _inputs(
-    call: _Call, keys_of: PointsOf, queries_of: PointsOf, values: list[torch.Tensor], rc: int
+    call: Call, keys_of: PointsOf, queries_of: PointsOf, values: list[torch.Tensor], rc: int
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """Scaled queries (Rc U, Q, w), transposed keys (Rc U, w, n), logit bias and values (Rc U, n) of a call's
     units, row (r, u) for unit u on training set r: one matrix product writes a run's keys as they lie."""
@@ -337,7 +183,7 @@ def _squared_norms(kt: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _gates(plan: _Plan, sums: list[torch.Tensor], n: int) -> Iterator[tuple[str, torch.Tensor, torch.Tensor]]:
+def _gates(plan: Plan, sums: list[torch.Tensor], n: int) -> Iterator[tuple[str, torch.Tensor, torch.Tensor]]:
     """Every gating scheme's gates (Cg, Rc, H, m) of each group of cells, from the head units' sums (Rc, U, m)."""
     for name, groups in plan.gates.items():
         for scheme, cells in groups:
@@ -345,14 +191,14 @@ def _gates(plan: _Plan, sums: list[torch.Tensor], n: int) -> Iterator[tuple[str,
             yield name, cells, scheme.gate(AttentionSums(z=z, s2=s2, sz=sz, n=n))
 
 
-def _values_per_set(plan: _Plan, n: int, nq: int, p: int) -> int:
+def _values_per_set(plan: Plan, n: int, nq: int, p: int) -> int:
     """Values a chunk holds per training set at its peak: each source's inputs (raw and centred, noise,
     centred queries), the responses, the largest call's keys, queries, bias and values (up to three copies
     of the keys and queries where a map family builds them before copying them in place), and every
     unit's NW outputs."""
     sources = len({u.source for u in plan.units})
 
-    def call_values(call: _Call) -> int:
+    def call_values(call: Call) -> int:
         total = 0
         for run in call.runs:
             copies = 1 if run.maps.family == "dense" else 3
@@ -383,7 +229,7 @@ def run_draws(
     settings = get_engine_settings()
     s0, g0 = batch[0]
     p, H, n, R, nq, C = g0.p, s0.H, s0.n, s0.replicates, s0.queries, len(batch)
-    plan = _plan(batch, device, dtype)
+    plan = plan_batch(batch, device, dtype)
     sources = list(dict.fromkeys(u.source for u in plan.units))
     xq = {seed: query_points(seed, nq, p, device=device, dtype=dtype) for seed, _ in sources}
     est = torch.empty(C, R, H, nq, device=device, dtype=dtype)
@@ -427,10 +273,10 @@ class _Slices:
     heads: torch.Tensor  # (C, H, S)
     gates: dict[str, torch.Tensor] | None = None
 
-    def compute(self, plan: _Plan, call: _Call, data: _Chunk, n: int) -> None:
+    def compute(self, plan: Plan, call: Call, data: _Chunk, n: int) -> None:
         first = slice(0, 1)
 
-        def queries_of(run: _Run) -> torch.Tensor:
+        def queries_of(run: Run) -> torch.Tensor:
             return data.queries(run, self.t[:, None] * plan.signals[run.signal].a, first)
 
         inputs = _inputs(call, lambda run: data.keys(run, first), queries_of, [v[first] for v in data.values], 1)
@@ -445,7 +291,7 @@ class _Slices:
 
 def _hand_over(
     batch: Batch,
-    plan: _Plan,
+    plan: Plan,
     xq: dict[int, torch.Tensor],
     est: torch.Tensor,
     gates: dict[str, torch.Tensor],

@@ -57,8 +57,8 @@ def _check_total(scenarios: list[Scenario]) -> None:
         )
 
 
-class CellsRequest(StrictModel):
-    """A request made of many simulations, expanded and checked once when it is validated."""
+class ExpandedRequest(StrictModel):
+    """A request that runs many scenarios, expanded and checked against the job budget once, when validated."""
 
     _cells: list[Scenario] = PrivateAttr(default_factory=list)
 
@@ -66,7 +66,7 @@ class CellsRequest(StrictModel):
         raise NotImplementedError
 
     @model_validator(mode="after")
-    def _expand_cells(self) -> CellsRequest:
+    def _expand_cells(self) -> ExpandedRequest:
         self._cells = self.expand()
         _check_total(self._cells)
         return self
@@ -74,6 +74,16 @@ class CellsRequest(StrictModel):
     def scenarios(self) -> list[Scenario]:
         """The simulations this request runs, in the order its result lists them."""
         return list(self._cells)
+
+
+class CellsRequest(ExpandedRequest):
+    """A request made of many simulations computed as cells: each a cached simulation in its own right."""
+
+
+def equiangular_cells(base: Scenario, thetas: list[float]) -> list[Scenario]:
+    """`base` with equiangular heads at each angle (its geometry and tilts replaced), in the order given."""
+    update = {"geometry": "equiangular", "tilts": None}
+    return [_scenario_with(base, {**update, "theta": t}, f"theta={t}") for t in thetas]
 
 
 class Axis(StrictModel):
@@ -201,8 +211,7 @@ class DiversitySweepRequest(CellsRequest):
         self.thetas = sorted(set(self.thetas))
         if len(self.thetas) < 2:
             raise ValueError("thetas: give at least two different angles")
-        update = {"geometry": "equiangular", "tilts": None}
-        return [_scenario_with(self.base, {**update, "theta": t}, f"theta={t}") for t in self.thetas]
+        return equiangular_cells(self.base, self.thetas)
 
 
 MAX_HDI_MATRICES = 256
@@ -303,7 +312,7 @@ MAX_COVARIANCE_HEADS = 16
 """Heads of a covariance lab run: it keeps every pair's weight overlaps, H² per query and replicate."""
 
 
-class CovarianceRequest(StrictModel):
+class CovarianceRequest(ExpandedRequest):
     """Inter-head covariance against Lemma 4.1: measured, shared-noise and signal parts, and the bound, over θ."""
 
     model_config = ConfigDict(
@@ -321,23 +330,15 @@ class CovarianceRequest(StrictModel):
     thetas: list[Annotated[float, Field(ge=0, le=90), Strict()]] = Field(
         default_factory=_covariance_thetas, min_length=1, max_length=91, description="Angles in degrees, 0 to 90."
     )
-    _cells: list[Scenario] = PrivateAttr(default_factory=list)
 
-    @model_validator(mode="after")
-    def _expand(self) -> CovarianceRequest:
+    def expand(self) -> list[Scenario]:
+        """One equiangular scenario per angle, in the order of `thetas` (sorted)."""
         if not 2 <= self.base.H <= MAX_COVARIANCE_HEADS:
             raise ValueError(f"base.H: the covariance lab needs 2 to {MAX_COVARIANCE_HEADS} heads")
         self.thetas = sorted(set(self.thetas))
-        update = {"geometry": "equiangular", "tilts": None}
-        self._cells = [_scenario_with(self.base, {**update, "theta": t}, f"theta={t}") for t in self.thetas]
-        _check_total(self._cells)
-        return self
+        return equiangular_cells(self.base, self.thetas)
 
     @property
     def work(self) -> float:
         """Work units: the angles' simulations, plus every pair's weight overlaps (H per head and query)."""
         return sum(s.work * (1 + s.H / (s.d_k + 3)) for s in self._cells)
-
-    def scenarios(self) -> list[Scenario]:
-        """One equiangular scenario per angle, in the order of `thetas` (sorted)."""
-        return list(self._cells)

@@ -1,0 +1,100 @@
+// The page's clientside callbacks (what needs no Python runs in the browser; Python registers them with
+// ClientsideFunction("headdiv", name)). What they need from the server is in the store `client-config`,
+// built once with the layout (dashboard/client_config.py), always passed as their last argument.
+(function () {
+  var C = function () { return window.dash_clientside; };
+  var skip = function (n) { var out = []; for (var i = 0; i < n; i++) out.push(C().no_update); return out; };
+  var norm = function (v) {
+    if (v === undefined || v === null || (Array.isArray(v) && !v.length)) return null;
+    return JSON.stringify(v);
+  };
+
+  // the preset that page state `d` matches, as `tour_panel.active_preset` decides (or null)
+  function matchingPreset(d, presets) {
+    for (var id in presets.targets) {
+      var t = presets.targets[id], ok = !presets.views[id] || d.tab === presets.views[id];
+      for (var i = 0; i < presets.keys.length && ok; i++) ok = norm(d[presets.keys[i]]) === norm(t[presets.keys[i]]);
+      if (ok) return id;
+    }
+    return null;
+  }
+
+  var headdiv = {
+    // the header's numbers, formatted by the server with the page's one number rule (figures.theme.fmt)
+    headline: function (data) {
+      return data && data.headline ? data.headline : skip(4);
+    },
+
+    shareLink: function (href) { return href || ""; },
+
+    // each tab's state, only while it is shown and only when it changed
+    gateViews: function (data) {
+      var rest = Array.prototype.slice.call(arguments, 1), config = rest.pop(), last = rest;
+      var out = last.map(function () { return C().no_update; });
+      if (!data) return out;
+      var i = config.tabs.indexOf(data.tab);
+      if (i >= 0 && JSON.stringify(data) !== JSON.stringify(last[i])) out[i] = data;
+      return out;
+    },
+
+    // the simulation's result, to the shown tab if it draws it, only when it is a new one
+    gateSimulation: function (result) {
+      var rest = Array.prototype.slice.call(arguments, 1), config = rest.pop();
+      var n = config.drawing.length, state = rest[n], last = rest.slice(n + 1);
+      var out = last.map(function () { return C().no_update; });
+      var j = state ? config.drawing.indexOf(state.tab) : -1;
+      if (j >= 0 && result && !(last[j] && last[j].key === result.key)) out[j] = result;
+      return out;
+    },
+
+    // the tour panel hears the page state only when the tour, its step or the page flags change
+    gateTour: function (data, last, config) {
+      if (!data) return C().no_update;
+      var sig = function (d) { return JSON.stringify(config.watched.map(function (k) { return d[k]; })); };
+      return sig(data) === sig(last || config.plain) ? C().no_update : data;
+    },
+
+    // without a tour, the story of the preset the page matches (the same answer `tour_panel._render` gives)
+    presetStory: function (data, style, cls, title, config) {
+      var p = config.presets, none = skip(5);
+      if (!data || data.tour) return none;
+      var hiding = p.hiding.some(function (k) { return (data.hide || []).indexOf(k) >= 0; });
+      var id = hiding ? null : matchingPreset(data, p);
+      var hidden = !!(style && style.display === "none");
+      if (id) {
+        var s = p.stories[id];
+        return (!hidden && cls === "tour-panel preset-story" && title === s[0])
+          ? none : [{}, "tour-panel preset-story", "Preset", s[0], s[1]];
+      }
+      return hidden ? none : [{display: "none"}, "tour-panel", "", "", ""];
+    },
+
+    // ▶ steps a slider through its range as a user's drag would (set_props); ⏸ stops it
+    playTick: function (clicks, ticks, disabled, config) {
+      var c = C(), ctx = c.callback_context, play = config.play;
+      var trig = (ctx.triggered && ctx.triggered[0]) || {}, pid = trig.prop_id || "";
+      if (!pid || pid === ".") return [c.no_update, c.no_update];
+      var id = JSON.parse(pid.slice(0, pid.lastIndexOf(".")));
+      var box = document.getElementById(id.slider);
+      var handle = box && box.querySelector("[role=slider]");
+      // a slider the shown view ignores is disabled: playing it would change nothing on screen
+      if (!handle || handle.getAttribute("aria-disabled") === "true") return [true, play.play];
+      var now = parseFloat(handle.getAttribute("aria-valuenow"));
+      var lo = parseFloat(handle.getAttribute("aria-valuemin")), hi = parseFloat(handle.getAttribute("aria-valuemax"));
+      var step = Math.max(1, Math.round((hi - lo) / play.steps));
+      if (pid.endsWith(".n_clicks")) {
+        if (!disabled) return [true, play.play];
+        if (now >= hi) c.set_props(id.slider, {value: lo});
+        return [false, play.pause];
+      }
+      if (disabled) return [c.no_update, c.no_update];
+      var next = Math.min(hi, (isNaN(now) ? lo : now) + step);
+      c.set_props(id.slider, {value: next});
+      return next >= hi ? [true, play.play] : [c.no_update, c.no_update];
+    },
+
+    showWhenChecked: function (on) { return (on && on.length) ? {} : {display: "none"}; }
+  };
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {headdiv: headdiv});
+})();

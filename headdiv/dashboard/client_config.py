@@ -1,0 +1,68 @@
+"""What the page's clientside callbacks (`assets/clientside.js`) need from the server, built once.
+
+The functions themselves live in `assets/` (JavaScript only there); Python registers them by name with
+`clientside(name)` and hands them this configuration as the store `CLIENT_CONFIG`, their last argument:
+the tabs and which of them draw the simulation, the tour gate's watched keys, each preset's values and
+story, and the ▶ button's pace. The same for every visitor: it is part of the layout, built with it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dash import ClientsideFunction, State
+
+from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.state import SCENARIO_KEYS, UrlRegistry
+from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.tours import PAGE_KEYS
+
+if TYPE_CHECKING:
+    from headdiv.dashboard.views.base import View
+
+CLIENT_CONFIG = "client-config"
+NAMESPACE = "headdiv"
+NAV_KEYS = ("tour", "step", "tab", *PAGE_KEYS)
+"""Keys that say where the page is, not what it computes (ignored when matching a preset)."""
+HIDING_PRESETS = ("presets", "sidebar")
+"""`hide` parts that take the preset buttons off the page."""
+PLAY, PAUSE = "▶", "⏸"
+PLAY_STEPS = 9
+"""Steps of ▶ from one end of a slider's range to the other."""
+
+
+def clientside(name: str) -> ClientsideFunction:
+    """The function `name` of `assets/clientside.js`."""
+    return ClientsideFunction(namespace=NAMESPACE, function_name=name)
+
+
+def config_state() -> State:
+    """The configuration, as a callback's last State."""
+    return State(CLIENT_CONFIG, "data")
+
+
+def preset_keys(registry: UrlRegistry) -> list[str]:
+    """The keys a preset is matched on: everything that says what the page computes."""
+    return sorted(set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS})
+
+
+def client_config(registry: UrlRegistry, views: list[View]) -> dict[str, Any]:
+    keys = preset_keys(registry)
+    watched = ["tour", "step", *PAGE_KEYS]
+    defaults = PageState(registry.defaults()).to_data()
+    return {
+        "tabs": [v.id for v in views],
+        "drawing": [v.id for v in views if v.shows_simulation],
+        "watched": watched,
+        "plain": {k: defaults.get(k) for k in watched},
+        "presets": {
+            "keys": keys,
+            "targets": {
+                p.id: {k: PageState(registry.parse(p.query).values).to_data().get(k) for k in keys} for p in PRESETS
+            },
+            "views": {p.id: p.tab for p in PRESETS},
+            "stories": {p.id: [p.name, p.story] for p in PRESETS},
+            "hiding": list(HIDING_PRESETS),
+        },
+        "play": {"play": PLAY, "pause": PAUSE, "steps": PLAY_STEPS},
+    }

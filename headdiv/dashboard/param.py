@@ -1,0 +1,164 @@
+"""One URL parameter of the dashboard (`Param`): its kind, default and bounds, how it reads from a query
+string and writes back, and how it maps to its control. `state.UrlRegistry` holds them all."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Kind = Literal["int", "float", "choice", "bool", "floats", "flags"]
+Value = Any
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _fmt(x: float) -> str:
+    """Shortest faithful text of a number: 8 not 8.0, 0.7 not 0.69999."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(float(x))
+
+
+def _number(text: str, name: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise ValueError(f"{name}: '{text}' is not a number") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name}: '{text}' is not a finite number")
+    return x
+
+
+@dataclass(frozen=True)
+class Param:
+    """One URL parameter: its name, type, default, bounds, and the control that shows it.
+
+    `component`/`prop` name the Dash control holding the value (None: the parameter lives only in the
+    URL, like lecture flags). `to_component`/`from_component` convert between the state's value and
+    the control's (e.g. a log-scale slider). `resets` names parameters reset to their defaults when
+    this one is changed by the user (e.g. a surface axis' values when its parameter changes).
+    """
+
+    name: str
+    kind: Kind
+    default: Value
+    component: str | None = None
+    label: str = ""
+    """What the control's label says (the name when empty)."""
+    prop: str = "value"
+    choices: tuple[str, ...] = ()
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    scenario: bool = False
+    resets: tuple[str, ...] = ()
+    max_items: int = 64
+    to_component: Callable[[Value], Any] | None = None
+    from_component: Callable[[Any], Value] | None = None
+    help: str = ""
+
+    # -- text <-> value -------------------------------------------------------------------------
+    @property
+    def shown(self) -> str:
+        """The name a reader sees (the control's label), used in every notice; the URL key if none."""
+        return self.label or self.name
+
+    def parse(self, text: str) -> tuple[Value, str | None]:
+        """URL text to a value, clamped into bounds; a notice says what was changed. Raises ValueError."""
+        text = text.strip()
+        if self.kind == "bool":
+            low = text.lower()
+            if low in _TRUE:
+                return True, None
+            if low in _FALSE:
+                return False, None
+            raise ValueError(f"{self.shown}: '{text}' is not one of 1/0/true/false")
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise ValueError(f"{self.shown}: '{text}' is not one of {', '.join(self.choices)}")
+            return text, None
+        if self.kind == "flags":
+            items = [t.strip() for t in text.split(",") if t.strip()]
+            unknown = [t for t in items if self.choices and t not in self.choices]
+            kept = tuple(dict.fromkeys(t for t in items if t not in unknown))
+            note = f"{self.shown}: ignored unknown {', '.join(unknown)}" if unknown else None
+            return kept, note
+        if self.kind == "floats":
+            if not text:
+                return self.default, None
+            parts = [p for p in re.split(r"[,\s;]+", text) if p]
+            if len(parts) > self.max_items:
+                raise ValueError(f"{self.shown}: {len(parts)} values, at most {self.max_items}")
+            return [_number(p, self.shown) for p in parts], None
+        x = _number(text, self.shown)
+        if self.kind == "int":
+            if not x.is_integer():
+                raise ValueError(f"{self.shown}: '{text}' is not a whole number")
+            return self.clamp(int(x))
+        return self.clamp(x)
+
+    def clamp(self, x: float) -> tuple[Value, str | None]:
+        """Move a number into the parameter's bounds, saying so; an open bound falls back to the default."""
+        if self.lo is not None and (x < self.lo or (self.lo_open and x <= self.lo)):
+            if self.lo_open:
+                return (
+                    self.default,
+                    f"{self.shown}: {_fmt(x)} must be above {_fmt(self.lo)}; using {_fmt(self.default)}",
+                )
+            lo = int(self.lo) if self.kind == "int" else self.lo
+            return lo, f"{self.shown}: {_fmt(x)} is below the minimum {_fmt(lo)}; using {_fmt(lo)}"
+        if self.hi is not None and x > self.hi:
+            hi = int(self.hi) if self.kind == "int" else self.hi
+            return hi, f"{self.shown}: {_fmt(x)} is above the maximum {_fmt(hi)}; using {_fmt(hi)}"
+        return x, None
+
+    def dump(self, value: Value) -> str:
+        """A value as URL text (the inverse of `parse` for in-bounds values)."""
+        if self.kind == "bool":
+            return "1" if value else "0"
+        if self.kind in ("floats", "flags"):
+            return ",".join(_fmt(v) if self.kind == "floats" else str(v) for v in (value or ()))
+        if self.kind in ("int", "float"):
+            return _fmt(value)
+        return str(value)
+
+    # -- value <-> control ----------------------------------------------------------------------
+    def component_value(self, value: Value) -> Any:
+        if self.to_component is not None:
+            return self.to_component(value)
+        if self.kind == "floats":
+            return ", ".join(_fmt(v) for v in (value or ()))
+        return value
+
+    def value_from_component(self, raw: Any) -> tuple[Value, str | None]:
+        """A control's value back to a state value; the control may hold anything, so check it."""
+        if self.from_component is not None:
+            return self.from_component(raw), None
+        if raw is None:
+            return self.default, None
+        if self.kind == "floats":
+            return self.parse(str(raw))
+        if self.kind in ("int", "float"):
+            return self.parse(str(raw))
+        if self.kind == "bool":
+            return bool(raw), None
+        if self.kind == "flags":
+            return tuple(raw), None
+        return self.parse(str(raw))
+
+
+def checkbox(name: str, default: bool, component: str, help: str = "") -> Param:
+    """A boolean shown as a one-box `dcc.Checklist` (value `["on"]` when ticked)."""
+    return Param(
+        name,
+        "bool",
+        default,
+        component=component,
+        to_component=lambda v: ["on"] if v else [],
+        from_component=lambda c: bool(c),
+        help=help,
+    )
