@@ -79,6 +79,8 @@ def test_gqa_query_heads_carry_their_key_group(tmp_path: Path) -> None:
     first = table[0]
     assert {"layer", "heads", "head", "key_group", "cluster", "order", "contribution", "redundancy_rank"} <= set(first)
     key_rows = [row for row in table if row["layer"] == "0" and row["heads"] == "key"]
+    assert [row["head"] for row in key_rows] == ["1", "2", "3", "4"]  # as the page numbers them
+    assert [row["key_group"] for row in table if row["layer"] == "0" and row["heads"] == "query"][:3] == ["1", "1", "2"]
     contributions = [float(row["contribution"]) for row in key_rows]
     assert contributions == pytest.approx(layer["clusters"]["key"]["contribution"])
 
@@ -100,3 +102,28 @@ def test_cli_heads_prints_a_file_s_heads_ranked_as_csv(tmp_path: Path, capsys: p
     assert [float(r["contribution"]) for r in key_rows] == pytest.approx(expected)
     assert cli.main(["heads", str(tmp_path / "missing.safetensors")]) == 2
     assert "neither a built-in model" in capsys.readouterr().err
+
+
+def test_every_chart_of_a_model_numbers_heads_from_one(tmp_path: Path) -> None:
+    """The overlap heatmap, the clustered heatmap, the dendrogram and the contribution chart name the same heads."""
+    import re
+
+    from headdiv.dashboard.figures import models as figs
+
+    rng = np.random.default_rng(8)
+    p, d = 16, 2
+    tensors = {"model.embed_tokens.weight": np.ones((10, p), dtype=np.float32)}
+    for name in ("q", "k", "v"):
+        tensors[f"model.layers.0.self_attn.{name}_proj.weight"] = rng.standard_normal((4 * d, p)).astype(np.float32)
+    path = tmp_path / "four.safetensors"
+    save_file(tensors, str(path))
+    r = model_hdi(path, num_heads=4)
+
+    def numbers(labels: object) -> set[int]:
+        return {int(m) for label in list(labels or []) for m in re.findall(r"\d+", str(label))[:1]}
+
+    plain = figs.overlap_heatmap(r, 0).data[0]
+    clustered = figs.clustered_heatmap(r, 0).data[0]
+    dendro = figs.dendrogram_figure(r, 0).layout.xaxis.ticktext
+    bars = figs.contribution_bars(r, 0).data[0].x
+    assert numbers(plain.x) == numbers(clustered.x) == numbers(dendro) == numbers(bars) == {1, 2, 3, 4}

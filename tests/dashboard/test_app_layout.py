@@ -132,8 +132,10 @@ def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
     for body in bodies:
         assert body is not None and body[1]["base"]["H"] == 8 and body[1]["base"]["n"] == 512
         assert "theta" not in body[1]["base"]
-    assert diversity.verdict({"holds": True}).startswith("Holds")
-    assert diversity.verdict({"holds": False}).startswith("Fails")
+    falling = [{"theta": t, "hdi": t / 90, "mse": 0.5 - 0.2 * t / 90, "mse_se": 0.01} for t in (0, 45, 90)]
+    assert diversity.verdict({"points": falling, "bound": {"c0": 0.3, "K": 0.2}}).startswith("Holds")
+    rising = [{**p, "mse": 0.3 + 0.2 * p["theta"] / 90} for p in falling]
+    assert diversity.verdict({"points": rising, "bound": {"c0": 0.5, "K": 0.0}}).startswith("Fails")
 
 
 def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:

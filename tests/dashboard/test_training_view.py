@@ -65,7 +65,7 @@ def test_training_figures_draw_every_recorded_step(trained: dict[str, Any]) -> N
 
 
 def test_verdict_says_what_the_run_answers(trained: dict[str, Any]) -> None:
-    rising = {"steps": [0, 100], "hdi": [0.2, 0.8], "mse": [0.3, 0.2]}
+    rising = {"steps": [0, 100], "hdi": [0.2, 0.8], "mse": [0.3, 0.2], "penalty_weight": 0.0}
     assert figs.verdict(rising) == (
         "Over 100 steps the HDI rose from 0.2 to 0.8, and the held-out MSE fell from 0.3 to 0.2 — gradient "
         "descent alone made the heads more diverse."

@@ -115,7 +115,8 @@ def test_cancel_keeps_the_cells_it_finished() -> None:
     assert final.status == "finished" and final.cells is not None
     assert (final.cells.from_cache, final.cells.done, final.cells.total) == (2, 4, 4)
     # the record as it went: running with the two cached cells, then one more cell at a time, then finished
-    assert [s.cells.done for s in published if s.cells is not None and s.status == "running"][-3:] == [2, 3, 4]
+    done = [s.cells.done for s in published if s.cells is not None and s.status == "running"]
+    assert [d for i, d in enumerate(done) if i == 0 or d != done[i - 1]] == [2, 3, 4]  # progress repeats a count
     assert published[-1].status == "finished" and published[-2].partial is not None
 
 

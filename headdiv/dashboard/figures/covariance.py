@@ -122,9 +122,31 @@ def pair_heatmap(result: Result, part: str = "measured") -> go.Figure:
     thetas = result.get("thetas") or []
     if not matrices:
         return empty_figure("no covariance yet")
-    z = [[finite(v) for v in row] for row in matrices[-1].get(part, [])]
-    labels = [f"head {h + 1}" for h in range(len(z))]
-    fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, colorscale="RdBu", zmid=0, colorbar={"thickness": 12}))
+    full = [[finite(v) for v in row] for row in matrices[-1].get(part, [])]
+    labels = [f"head {h + 1}" for h in range(len(full))]
+    # The pairs are the lesson; each head's own variance (the diagonal) is an order of magnitude larger and
+    # would set the colour scale, so the off-diagonal covariances set it and the diagonal is left blank
+    # (its value stays in the hover text).
+    z = [[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(full)]
+    off = [abs(v) for row in z for v in row if v is not None]
+    reach = max(off) if off and max(off) > 0 else 1.0
+    text = [
+        [f"variance {fmt(v)}" if i == j else f"covariance {fmt(v)}" for j, v in enumerate(row)]
+        for i, row in enumerate(full)
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            text=text,
+            hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
+            colorscale="RdBu",
+            zmin=-reach,
+            zmax=reach,
+            colorbar={"thickness": 12},
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     theta = finite(thetas[-1]) if thetas else None
     at = f" at θ = {theta:g}°" if theta is not None else ""

@@ -58,7 +58,7 @@ def overlap_heatmap(r: Result, layer: int) -> go.Figure:
         return empty_figure("no layers")
     title = f"Key overlap, layer {item['layer']} (HDI {fmt(item.get('key_hdi'))}, random {fmt(item.get('random_hdi'))})"
     return heatmaps.overlap_heatmap(
-        item.get("key_overlap"), item.get("key_principal_angles_deg"), title, label="head ", first=0, height=360
+        item.get("key_overlap"), item.get("key_principal_angles_deg"), title, label="head ", first=1, height=360
     )
 
 

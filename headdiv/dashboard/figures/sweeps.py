@@ -125,7 +125,7 @@ def mse_vs_hdi(result: Result) -> go.Figure:
     bound = result.get("bound") or {}
     if bound.get("values"):
         holds = result.get("holds")
-        name = "bound (4.4), fitted" + ("" if holds is None else (": holds" if holds else ": violated"))
+        name = "bound (4.4), tightest" + ("" if holds is None else (": holds" if holds else ": violated"))
         fig.add_scatter(
             x=hdi,
             y=[finite(v) for v in bound["values"]],

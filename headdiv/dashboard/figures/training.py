@@ -3,6 +3,7 @@ overlaps and principal angles (the frame the step slider picks)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import plotly.graph_objects as go
@@ -16,10 +17,14 @@ from headdiv.dashboard.figures.theme import (
     THEORY_COLOR,
     finite,
     fmt,
+    fmt_se,
     styled,
 )
+from headdiv.workers.schemas.verdicts import SIGNIFICANT_Z
 
 Result = dict[str, Any]
+HDI_MOVES = 0.01
+"""A change of HDI smaller than this is called no change (HDI is exact: no Monte Carlo error)."""
 
 
 def _series(result: Result, key: str) -> list[float | None]:
@@ -121,15 +126,30 @@ def angles_at(result: Result, frame: int) -> go.Figure:
 
 
 def verdict(result: Result) -> str:
-    """One sentence: did HDI rise, to what, and did the held-out MSE follow?"""
+    """One sentence on what the run shows, tested on the numbers its charts draw: did HDI rise, fall or stay
+    (by more than 0.01), did the held-out MSE move by more than two standard errors of the change, and what
+    moved the heads: gradient descent alone (λ = 0) or with the diversity penalty pushing them apart."""
     hdi, mse, steps = _series(result, "hdi"), _series(result, "mse"), _steps(result)
+    se = _series(result, "mse_se") if result.get("mse_se") else [None] * len(mse)
     if len(steps) < 2 or hdi[0] is None or hdi[-1] is None or mse[0] is None or mse[-1] is None:
         return "Not enough recorded steps to say what this run answers yet."
     dh, dm = hdi[-1] - hdi[0], mse[-1] - mse[0]
-    moved = "rose" if dh > 0.01 else "fell" if dh < -0.01 else "stayed put"
-    follow = (
-        "and the held-out MSE fell" if dm < 0 else "yet the held-out MSE rose"
-    ) + f" from {fmt(mse[0])} to {fmt(mse[-1])}"
-    return f"Over {steps[-1]} steps the HDI {moved} from {fmt(hdi[0])} to {fmt(hdi[-1])}, {follow}" + (
-        " — gradient descent alone made the heads more diverse." if dh > 0.01 else "."
-    )
+    moved = "rose" if dh > HDI_MOVES else "fell" if dh < -HDI_MOVES else "stayed put"
+    spread = math.hypot(se[0] or 0.0, se[-1] or 0.0)
+    if abs(dm) > SIGNIFICANT_Z * spread:
+        follow = ("and the held-out MSE fell" if dm < 0 else "yet the held-out MSE rose") + (
+            f" from {fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])}"
+        )
+    else:
+        follow = f"and the held-out MSE stayed within its Monte Carlo error ({fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])})"
+    penalty = finite(result.get("penalty_weight"))
+    why = "."
+    if dh > HDI_MOVES:
+        why = (
+            " — gradient descent alone made the heads more diverse."
+            if penalty == 0
+            else f" — with the diversity penalty λ = {fmt(penalty)} pushing the heads apart."
+            if penalty is not None
+            else "."
+        )
+    return f"Over {steps[-1]} steps the HDI {moved} from {fmt(hdi[0])} to {fmt(hdi[-1])}, {follow}{why}"

@@ -18,6 +18,7 @@ from headdiv.workers.engine.theory import architecture_theory, fit_architecture,
 from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
 from headdiv.workers.schemas.metrics import SURFACE_METRICS, CellSummary
 from headdiv.workers.schemas.requests import CellsRequest
+from headdiv.workers.schemas.verdicts import worst_rise
 
 
 def _records(
@@ -97,17 +98,15 @@ def diversity_sweep(request: DiversitySweepRequest, cells: list[CellSummary | No
         values = [next(at) if p["mse"] is not None else None for p in points]
     # Theorem 4.2 holds on this sweep if no point of higher HDI has an MSE above a point of lower
     # HDI by more than two standard errors of their difference (every pair, so a slow trend counts).
-    holds = all(
-        mses[j] <= mses[i] + 2 * (se[i] ** 2 + se[j] ** 2) ** 0.5
-        for i in range(len(done))
-        for j in range(len(done))
-        if hdis[j] > hdis[i]
-    )
+    rise = worst_rise(hdis, mses, se)
     return {
         "thetas": [p["theta"] for p in points],
         "points": points,
         "bound": {"c0": c0, "K": k, "values": values},
-        "holds": holds,
+        "holds": rise is None,
+        "rise": None
+        if rise is None
+        else {"from_theta": done[rise.lower]["theta"], "to_theta": done[rise.higher]["theta"], "z": rise.z},
         "base": request.base.canonical(),
     }
 

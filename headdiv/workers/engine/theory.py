@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import nnls
+from scipy.optimize import linprog, nnls
 
 from headdiv.workers.schemas import TheoryQuery
 
@@ -118,22 +118,36 @@ def fit_architecture(d_ks: list[int], n: int, budget: int, mse: list[float]) -> 
         floor = max(float(np.min(np.abs(b))), 1e-300)
         bias_at = int(np.sum(c1 * a[:, 1] >= NEGLIGIBLE_SHARE * floor))
         var_at = int(np.sum(c2 * a[:, 2] >= NEGLIGIBLE_SHARE * floor))
-        if bias_at < 2:
-            reason = f"the bias term (c1) shapes the fit at {bias_at} split(s) only: no trade-off to optimise"
+        where = {0: "at no split", 1: "at one split only"}
+        if bias_at < 2 and var_at < 2:
+            reason = (
+                f"neither the bias term (c1, {where[bias_at]}) nor the variance term (c2, {where[var_at]}) shapes "
+                "the fit: the fitted curve is the floor c0, flat across the splits, with no trade-off to optimise"
+            )
+        elif bias_at < 2:
+            reason = f"the bias term (c1) shapes the fit {where[bias_at]}: no trade-off to optimise"
         elif var_at < 2:
-            reason = f"the variance term (c2) shapes the fit at {var_at} split(s) only: no trade-off to optimise"
+            reason = f"the variance term (c2) shapes the fit {where[var_at]}: no trade-off to optimise"
         else:
             reason = None
     return ArchitectureFit(c0, c1, c2, reason)
 
 
 def fit_diversity_bound(hdi: list[float], mse: list[float], heads: int) -> tuple[float, float, list[float]]:
-    """Constants of the bound (4.4), MSE <= B^2 + V/H + K (H-1)/H (1 - HDI), fitted by NNLS.
+    """Constants of the bound (4.4), MSE <= B^2 + V/H + K (H-1)/H (1 - HDI): the tightest such bound over
+    the sweep, a line in x = (H-1)/H (1 - HDI) with c0, K >= 0 lying on or above every MSE.
 
     With H fixed along a theta sweep, B^2 + V/H is one constant c0; K multiplies the only term that
-    moves with HDI. Returns (c0, K, the fitted curve at each point).
+    moves with HDI. A least-squares fit would cut through the points, and so could never be a bound; this
+    is the smallest line above them all (a linear programme: least area under it). Returns (c0, K, the
+    bound at each point).
     """
     x = np.array([(heads - 1) / heads * (1 - h) for h in hdi])
+    y = np.asarray(mse, dtype=np.float64)
+    if not len(y):
+        return 0.0, 0.0, []
     a = np.column_stack([np.ones_like(x), x])
-    coef, _ = nnls(a, np.asarray(mse, dtype=np.float64))
-    return float(coef[0]), float(coef[1]), (a @ coef).tolist()
+    found = linprog(a.sum(axis=0), A_ub=-a, b_ub=-y, bounds=[(0, None), (0, None)], method="highs")
+    c0, k = (float(v) for v in found.x) if found.success else (float(y.max()), 0.0)
+    values = np.maximum(c0 + k * x, y)  # the solver's tolerance never leaves a point above its bound
+    return c0, k, values.tolist()

@@ -21,7 +21,7 @@ from typing import Any, Unpack
 import numpy as np
 import torch
 
-from headdiv.workers.engine.decomposition import effective_heads, moments
+from headdiv.workers.engine.decomposition import direct_mse, effective_heads, moments
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.diversity import hdi_report
 from headdiv.workers.engine.geometry import build_geometry
@@ -174,7 +174,7 @@ def _evaluate(
         alpha = heads.alpha().to("cpu", torch.float64).numpy()
         w = heads.wk.detach().to("cpu", torch.float64).numpy()
     m = moments(est, truth.to("cpu", torch.float64).numpy())
-    terms = m.terms(alpha)
+    terms = {**m.terms(alpha), "mse_se": direct_mse(est, truth.to("cpu", torch.float64).numpy(), alpha)[1]}
     try:
         report = hdi_report(list(w), max_angle_pairs=LISTED_ANGLE_PAIRS)
     except ValueError:  # a free head lost rank: its subspace is undefined
@@ -194,6 +194,7 @@ RECORDED = (
     "loss",
     "penalty",
     "mse",
+    "mse_se",
     "bias2",
     "variance",
     "covariance",
@@ -278,6 +279,8 @@ def _describe(req: TrainingRequest, p: int) -> dict[str, Any]:
         "d_k": s.d_k,
         "seed": s.seed,
         "total_steps": req.steps,
+        "penalty_weight": req.penalty,
+        "init": req.init,
         "notes": [
             "loss: the batch's ensemble squared error against m(x*) at fresh query points (mean since the last "
             "record); mse/bias2/variance/covariance: held-out, on the base scenario's own Monte Carlo draws",

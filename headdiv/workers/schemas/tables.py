@@ -25,7 +25,8 @@ def records_csv(records: list[dict[str, Any]]) -> str:
 def head_clusters_csv(result: dict[str, Any]) -> str:
     """A model's heads clustered and ranked (`clusters` of each layer of a model HDI result), one row per head:
     its key group, flat cluster, place in the dendrogram's order, diversity contribution and redundancy rank
-    (0 = the head whose removal costs the layer the least diversity)."""
+    (0 = the head whose removal costs the layer the least diversity). Heads and key groups are numbered from
+    1, as every chart and sentence of the page numbers them; layers keep the model's own numbers."""
     records: list[dict[str, Any]] = []
     for layer in result.get("layers") or []:
         for which in ("query", "key"):
@@ -39,8 +40,8 @@ def head_clusters_csv(result: dict[str, Any]) -> str:
                     {
                         "layer": layer.get("layer"),
                         "heads": which,
-                        "head": head,
-                        "key_group": c["groups"][head],
+                        "head": head + 1,
+                        "key_group": c["groups"][head] + 1,
                         "cluster": c["labels"][head],
                         "order": place[head],
                         "contribution": contribution,
