@@ -16,6 +16,7 @@ only while that tab is shown: hidden tabs cost nothing. Only the shown tab is mo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -334,8 +335,9 @@ def _register_frame(app: Dash, views: list[View]) -> None:
     # its first draw does not reach Plotly's download button, so the format is set where Plotly reads it.
 
 
-def create_dash_app(api_url: str, *, client: ApiClient | None = None) -> Dash:
-    """The dashboard as a Dash app calling the API at `api_url` (the server root, e.g. http://127.0.0.1:8050)."""
+def create_dash_app(api_url: str, *, client: ApiClient | None = None, public_url: str | None = None) -> Dash:
+    """The dashboard as a Dash app calling the API at `api_url` (the server root, e.g. http://127.0.0.1:8050).
+    `public_url` (default: HEADDIV_PUBLIC_URL) is where students' phones reach it, for class poll links."""
     views = list(VIEWS)
     registry = build_registry(views)
     client = client or ApiClient(api_url)
@@ -354,7 +356,7 @@ def create_dash_app(api_url: str, *, client: ApiClient | None = None) -> Dash:
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)
     _register_frame(app, views)
-    tour_panel.register(app, client, registry)
+    tour_panel.register(app, client, registry, public_url or os.environ.get("HEADDIV_PUBLIC_URL") or None)
     play.register(app)
     register_vote_page(app.server, client)
     register_job(

@@ -14,13 +14,13 @@ slider costs the panel no request.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.client_config import HIDING_PRESETS, clientside, config_state, preset_keys
+from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_note
 from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry
@@ -187,18 +187,6 @@ def distribution(q: Question, poll: dict[str, Any]) -> Component:
     )
 
 
-def poll_link(href: str | None, poll_id: str) -> str:
-    parts = urlsplit(href or "")
-    origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
-    return f"{origin}/vote/{poll_id}"
-
-
-def qr_data_uri(url: str) -> str:
-    import segno
-
-    return str(segno.make(url, error="m").svg_data_uri(scale=5, border=2))
-
-
 def _register_gate(app: Dash) -> None:
     """In the browser (`assets/clientside.js`): copy the page state to `TOUR_STATE` when the tour, its step
     or the page flags change; and, while no tour is open, show the story of the preset the page matches
@@ -230,7 +218,7 @@ def _register_gate(app: Dash) -> None:
     )
 
 
-def register(app: Dash, client: ApiClient, registry: UrlRegistry) -> None:
+def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: str | None = None) -> None:
     def page_flags(st: PageState) -> dict[str, str]:
         return {k: registry[k].dump(st[k]) for k in PAGE_KEYS if st.get(k) != registry[k].default}
 
@@ -360,7 +348,8 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry) -> None:
                 counts = client.get(f"/polls/{poll_id}")
             except ApiError as exc:
                 box.append(html.P(f"The poll cannot be read: {exc.message}", className="job-status error"))
-            link = poll_link(href, poll_id)
+            link = poll_link(href, poll_id, public_url)
+            note = unreachable_note(link)
             qr = [] if chosen else [html.Img(src=qr_data_uri(link), alt=f"QR code of {link}", className="tour-qr")]
             box[:0] = [
                 *qr,
@@ -373,6 +362,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry) -> None:
                             id="tour-poll-total",
                             className="tour-poll-total",
                         ),
+                        *([html.P(note, className="tour-poll-unreachable", role="note")] if note else []),
                     ]
                 ),
             ]

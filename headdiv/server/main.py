@@ -134,7 +134,7 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     app.include_router(api_router)
     app.include_router(fallback_router)
     if mount_dashboard:
-        dashboard = dashboard_app(settings.api_url or "")
+        dashboard = dashboard_app(settings.api_url or "", public_url=settings.public_url)
         script_hashes += dashboard.script_hashes
         app.mount("/", dashboard.app)
     # outermost: every response, the 413/408 of the body limits included, carries the headers

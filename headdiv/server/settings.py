@@ -21,6 +21,12 @@ class ServerSettings(JobSettings):
     runner_threads: int = Field(2, ge=1, le=64, description="Threads of the embedded job runner.")
     max_body_bytes: int = Field(1 << 20, gt=0, description="Largest JSON request body (413 beyond).")
     max_upload_bytes: int = Field(256 << 20, gt=0, description="Largest upload to POST /api/v1/models/hdi.")
+    public_url: str | None = Field(
+        None,
+        pattern=r"^https?://[^/\s]+/?$",
+        description="The address students' phones reach this server at (e.g. http://192.168.1.20:8050): class "
+        "poll links and QR codes use it. Unset: the address the lecturer's page was opened with.",
+    )
     max_wait_s: float = Field(60.0, ge=0, le=60, description="Upper bound on any request's ?wait= (seconds).")
     body_timeout_s: float = Field(
         30.0, gt=0, le=3600, description="Longest wait for the next piece of a request body before answering 408."

@@ -167,3 +167,16 @@ def test_the_sidebar_opens_a_tour_keeping_the_lecture_flags(page: Any, server_ur
         "() => document.getElementById('root').classList.contains('large')"
     )
     wait_idle(page, "sim")
+
+
+def test_play_starts_at_the_range_start_and_a_preset_stops_it(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=ensemble&theta=60&{SMALL}")
+    wait_text(page, "#hl-hdi", r"^0\.75$")
+    button = """[id*='"slider":"sc-theta"'][id*='"type":"play"']"""
+    page.click(button)
+    wait_text(page, button, "^⏸$")
+    # from the start of the range, not from 60°
+    page.wait_for_function("() => ['0', '10'].includes(new URLSearchParams(location.search).get('theta') || '0')")
+    page.click(".preset:has-text('Identical heads')")
+    wait_text(page, button, "^▶$")  # stopped: the tick is disabled in the same answer
+    wait_text(page, "#hl-hdi", r"^0$")  # the preset's identical heads

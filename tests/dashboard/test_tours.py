@@ -136,3 +136,16 @@ def test_a_moved_control_stays_moved_in_a_tour_link_even_at_its_default() -> Non
     assert "theta=0" in link
     assert REG.parse(expand(link))["theta"] == 0
     assert pin(REG, "?H=2", REG.parse("?H=2").values) == "?H=2"  # no tour: nothing added
+
+
+def test_a_poll_link_uses_the_public_address_and_says_when_phones_cannot_reach_it() -> None:
+    from headdiv.dashboard.poll_links import poll_link, unreachable_note
+
+    page = "http://127.0.0.1:8050/?tour=why-many-heads&step=2"
+    assert poll_link(page, "abc") == "http://127.0.0.1:8050/vote/abc"
+    assert poll_link(page, "abc", "http://192.168.1.20:8050") == "http://192.168.1.20:8050/vote/abc"
+    for local in ("http://127.0.0.1:8050/vote/abc", "http://localhost:8050/vote/abc", "http://[::1]:8050/vote/x"):
+        note = unreachable_note(local)
+        assert note is not None and "Phones cannot reach" in note and "HEADDIV_PUBLIC_URL" in note
+    assert unreachable_note("http://192.168.1.20:8050/vote/abc") is None
+    assert unreachable_note("https://lab.example.org/vote/abc") is None

@@ -84,13 +84,21 @@
       var step = Math.max(1, Math.round((hi - lo) / play.steps));
       if (pid.endsWith(".n_clicks")) {
         if (!disabled) return [true, play.play];
-        if (now >= hi) c.set_props(id.slider, {value: lo});
+        c.set_props(id.slider, {value: lo});  // a play goes through the whole range, from its start
         return [false, play.pause];
       }
       if (disabled) return [c.no_update, c.no_update];
       var next = Math.min(hi, (isNaN(now) ? lo : now) + step);
       c.set_props(id.slider, {value: next});
       return next >= hi ? [true, play.play] : [c.no_update, c.no_update];
+    },
+
+    // a preset (or anything else that sets the whole state) stops every ▶ that is playing
+    stopPlay: function (clicks, config) {
+      var outs = C().callback_context.outputs_list, n = outs && outs[0] ? outs[0].length : 0;
+      var off = [], label = [];
+      for (var i = 0; i < n; i++) { off.push(true); label.push(config.play.play); }
+      return [off, label];
     },
 
     showWhenChecked: function (on) { return (on && on.length) ? {} : {display: "none"}; }
