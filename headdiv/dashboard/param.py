@@ -60,6 +60,8 @@ class Param:
     to_component: Callable[[Value], Any] | None = None
     from_component: Callable[[Any], Value] | None = None
     help: str = ""
+    absent: str = "none"
+    """How a notice names an empty default (what the view does without a value)."""
 
     # -- text <-> value -------------------------------------------------------------------------
     @property

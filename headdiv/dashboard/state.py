@@ -45,6 +45,14 @@ _CONVERSIONS: dict[str, dict[str, Callable[[Any], Any]]] = {
 }
 
 
+def inactive_scenario_keys(values: Mapping[str, Value]) -> dict[str, str]:
+    """Scenario keys that do not enter the scenario as it stands, with why (their controls are disabled on
+    every view): AR(1)'s φ while the tokens are i.i.d."""
+    if values.get("dependence", "iid") == "iid":
+        return {"phi": "i.i.d. tokens: φ enters only with AR(1) dependence"}
+    return {}
+
+
 def scenario_params() -> list[Param]:
     """One Param per field of `Scenario`, in reading order, named by the API's names."""
     out: list[Param] = []
@@ -229,7 +237,7 @@ class UrlRegistry:
             try:
                 value, note = param.parse(text)
             except ValueError as exc:
-                notices.append(f"{exc}; using the default {param.dump(param.default) or 'none'}")
+                notices.append(f"{exc}; using the default {param.dump(param.default) or param.absent}")
                 continue
             values[key] = value
             given.add(key)

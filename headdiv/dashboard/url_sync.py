@@ -17,7 +17,7 @@ from dash.development.base_component import Component
 from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
 from headdiv.dashboard.ids import SIM_STATE
 from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.state import State, UrlRegistry, scenario_params
+from headdiv.dashboard.state import State, UrlRegistry, inactive_scenario_keys, scenario_params
 from headdiv.dashboard.tours import expand, pin
 from headdiv.dashboard.views.base import STATE_STORE, View
 
@@ -37,7 +37,10 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
     badges = [p for p in registry if p.name in PRIMARY + VIEW_OWNED]
     frame_outputs = [Output("root", "className")]
     frame_outputs += [Output(f"lbl-{p.name}", "children") for p in badges]
-    ignorable = sorted({key for v in views for key in v.ignorable}, key=list(registry.params).index)
+    scenario_ignorable = set(inactive_scenario_keys({})) & set(registry.params)
+    ignorable = sorted(
+        {key for v in views for key in v.ignorable} | scenario_ignorable, key=list(registry.params).index
+    )
     by_id = {v.id: v for v in views}
     frame_outputs += [Output(registry[k].component or "", "disabled") for k in ignorable]
     frame_outputs += [Output(f"why-{k}", "children") for k in ignorable]
@@ -58,7 +61,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
             hidden.add("sidebar")
         classes = ["root"] + [f"hide-{k}" for k in sorted(hidden)] + (["large"] if st.get("large") else [])
         shown = by_id.get(str(tab))
-        reasons = shown.ignored(st) if shown is not None else {}
+        reasons = {**inactive_scenario_keys(st.values), **(shown.ignored(st) if shown is not None else {})}
         return [
             " ".join(classes),
             *[p.dump(st.get(p.name, p.default)) for p in badges],

@@ -270,3 +270,12 @@ def test_an_unreachable_api_reads_as_a_message_not_a_broken_page(page: Any) -> N
         assert "error" in (page.get_attribute("#sim-status", "class") or "")
         assert slider_value(page, "H") == 3  # the page itself works
         assert text(page, "#hl-mse") == "—"
+
+
+def test_phi_is_disabled_while_tokens_are_iid(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=ensemble&dependence=ar1&phi=0.5")
+    page.wait_for_function("() => { const e = document.querySelector('#sc-phi'); return e && !e.disabled; }")
+    page.goto(f"{server_url}/?tab=ensemble")
+    page.wait_for_function("() => { const e = document.querySelector('#sc-phi'); return e && e.disabled; }")
+    # (inside the closed "Advanced scenario" panel: read as text, not as what is rendered)
+    page.wait_for_function("() => document.querySelector('#why-phi').textContent.includes('i.i.d. tokens')")

@@ -150,3 +150,9 @@ def test_notices_use_the_labels_on_the_page_not_url_keys() -> None:
     assert any(n.startswith("angles in the sweep: 'abc' is not a number") for n in notices), notices
     assert not any(n.startswith(("dn:", "sxv:", "H:")) for n in notices), notices
     assert any(n.startswith("heads H: 'abc'") for n in notices), notices
+
+
+def test_a_bad_value_with_an_empty_default_names_what_the_view_does_instead() -> None:
+    notices = REG.parse("?tab=surfaces&sxv=0,15,abc").notices
+    assert notices == ["sxv: 'abc' is not a number; using the default grid of the swept key"]
+    assert all("default none" not in n for n in notices)

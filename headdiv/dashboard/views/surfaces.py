@@ -165,6 +165,7 @@ def _axis_params(axis: str, default: str) -> list[Param]:
             component=f"surf-{axis}v",
             max_items=MAX_AXIS_VALUES,
             help=f"{axis} values (empty: default grid).",
+            absent="grid of the swept key",
         ),
     ]
 
