@@ -124,7 +124,7 @@ def _compute(job: JobRun, cache: ResultCache, record: _Record, hooks: Hooks) -> 
 
     def cell_done(k: int, summary: CellSummary) -> None:
         summaries[k] = summary
-        done = (record.state.cells or count).done + 1
+        done = min(count.total, (record.state.cells or count).done + 1)  # a re-simulated cell counts once
         partial = None if single else assemble(job.request, summaries)
         record.update(cells=count.model_copy(update={"done": done}), partial=partial)
 
