@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -62,6 +62,8 @@ class Param:
     help: str = ""
     absent: str = "none"
     """How a notice names an empty default (what the view does without a value)."""
+    check: Callable[[Value, Mapping[str, Value]], str | None] | None = None
+    """A rule between this value and the others of the page (None when it holds, else what is wrong)."""
 
     # -- text <-> value -------------------------------------------------------------------------
     @property

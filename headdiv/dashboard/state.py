@@ -243,6 +243,12 @@ class UrlRegistry:
             given.add(key)
             if note:
                 notices.append(note)
+        for key in sorted(given, key=list(self.params).index):  # rules between values, once all are read
+            param = self.params[key]
+            problem = param.check(values[key], values) if param.check is not None else None
+            if problem:
+                notices.append(f"{problem}; using the default {param.dump(param.default) or param.absent}")
+                values[key] = param.default
         notices += self.repair_scenario(values, given)
         return State(values, notices)
 
@@ -309,6 +315,11 @@ class UrlRegistry:
             values[name] = value
             if note:
                 notices.append(note)
+        for name in raw:  # rules between values: said, not repaired
+            param = self.params[name]
+            problem = param.check(values[name], values) if param.check is not None else None
+            if problem:
+                notices.append(problem)
         notices += [text for _, text in scenario_errors(values)]
         return State(values, notices)
 

@@ -156,3 +156,12 @@ def test_a_bad_value_with_an_empty_default_names_what_the_view_does_instead() ->
     notices = REG.parse("?tab=surfaces&sxv=0,15,abc").notices
     assert notices == ["sxv: 'abc' is not a number; using the default grid of the swept key"]
     assert all("default none" not in n for n in notices)
+
+
+def test_a_surface_axis_value_outside_its_swept_keys_range_is_a_notice_not_an_api_error() -> None:
+    state = REG.parse("?tab=surfaces&sx=theta&sxv=0,95")
+    assert state.notices == ["sxv: 95 is outside the range of theta (0 to 90); using the default grid of the swept key"]
+    assert state["sxv"] is None and "sxv" not in REG.serialize(state.values)  # the link is cleaned too
+    assert REG.parse("?tab=surfaces&sx=theta&sxv=0,45,90").notices == []
+    typed = REG.from_controls({"sxv": "0, 95"}, REG.parse("?tab=surfaces&sx=theta").values)
+    assert typed.notices == ["sxv: 95 is outside the range of theta (0 to 90)"]

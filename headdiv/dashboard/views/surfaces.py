@@ -6,6 +6,8 @@ hints; the metrics from `headdiv.workers.schemas.metrics`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from dash import Dash, Input, Output, dcc, html, no_update
@@ -18,7 +20,8 @@ from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.state import Param, State, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
-from headdiv.workers.schemas import SWEEP_PARAMS
+from headdiv.workers.schemas import SWEEP_PARAMS, Scenario
+from headdiv.workers.schemas.fields import field_bounds
 from headdiv.workers.schemas.metrics import SURFACE_METRICS
 from headdiv.workers.schemas.requests import MAX_AXIS_VALUES, default_grid
 
@@ -146,6 +149,24 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         return tuple(_grid_text(p) if p in SWEEP_PARAMS else "" for p in (x, y))
 
 
+def within_swept_range(axis: str, values: Any, page: Mapping[str, Any]) -> str | None:
+    """An axis' values must lie within the bounds of the key it sweeps (the API's own field bounds)."""
+    key = page.get(f"s{axis}")
+    info = Scenario.model_fields.get(str(key))
+    if not values or info is None:
+        return None
+    b = field_bounds(info)
+    bad = [
+        v
+        for v in values
+        if (b.lo is not None and (v < b.lo or (b.lo_open and v <= b.lo))) or (b.hi is not None and v > b.hi)
+    ]
+    if not bad:
+        return None
+    lo, hi = "" if b.lo is None else f"{b.lo:g}", "" if b.hi is None else f"{b.hi:g}"
+    return f"s{axis}v: {bad[0]:g} is outside the range of {key} ({lo} to {hi})"
+
+
 def _axis_params(axis: str, default: str) -> list[Param]:
     name = f"s{axis}"
     return [
@@ -166,6 +187,7 @@ def _axis_params(axis: str, default: str) -> list[Param]:
             max_items=MAX_AXIS_VALUES,
             help=f"{axis} values (empty: default grid).",
             absent="grid of the swept key",
+            check=partial(within_swept_range, axis),
         ),
     ]
 
