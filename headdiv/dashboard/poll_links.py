@@ -21,7 +21,7 @@ def unreachable_note(link: str) -> str | None:
         return None
     return (
         f"Phones cannot reach {host}: it is this computer's own address. Start the server with "
-        "`headdiv serve --host 0.0.0.0` and open the page at this computer's network address, or set "
+        "headdiv serve --host 0.0.0.0 and open the page at this computer's network address, or set "
         "HEADDIV_PUBLIC_URL to the address students can reach."
     )
 

@@ -45,12 +45,16 @@ _CONVERSIONS: dict[str, dict[str, Callable[[Any], Any]]] = {
 }
 
 
+INACTIVE_WHEN: dict[str, tuple[Callable[[Mapping[str, Value]], bool], str]] = {
+    "phi": (lambda v: v.get("dependence", "iid") == "iid", "i.i.d. tokens: φ enters only with AR(1) dependence"),
+}
+"""Scenario keys that do not enter the scenario in some states: when, and why (their controls are then
+disabled on every view)."""
+
+
 def inactive_scenario_keys(values: Mapping[str, Value]) -> dict[str, str]:
-    """Scenario keys that do not enter the scenario as it stands, with why (their controls are disabled on
-    every view): AR(1)'s φ while the tokens are i.i.d."""
-    if values.get("dependence", "iid") == "iid":
-        return {"phi": "i.i.d. tokens: φ enters only with AR(1) dependence"}
-    return {}
+    """The keys of `INACTIVE_WHEN` that do not enter the scenario `values` describes, with why."""
+    return {key: why for key, (idle, why) in INACTIVE_WHEN.items() if idle(values)}
 
 
 def scenario_params() -> list[Param]:

@@ -17,7 +17,7 @@ from dash.development.base_component import Component
 from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
 from headdiv.dashboard.ids import SIM_STATE
 from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.state import State, UrlRegistry, inactive_scenario_keys, scenario_params
+from headdiv.dashboard.state import INACTIVE_WHEN, State, UrlRegistry, inactive_scenario_keys, scenario_params
 from headdiv.dashboard.tours import expand, pin
 from headdiv.dashboard.views.base import STATE_STORE, View
 
@@ -37,7 +37,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
     badges = [p for p in registry if p.name in PRIMARY + VIEW_OWNED]
     frame_outputs = [Output("root", "className")]
     frame_outputs += [Output(f"lbl-{p.name}", "children") for p in badges]
-    scenario_ignorable = set(inactive_scenario_keys({})) & set(registry.params)
+    scenario_ignorable = set(INACTIVE_WHEN) & set(registry.params)
     ignorable = sorted(
         {key for v in views for key in v.ignorable} | scenario_ignorable, key=list(registry.params).index
     )
