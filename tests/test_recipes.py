@@ -151,18 +151,28 @@ JOB_KIND_FILES = {
             steps: Int = Field(3, ge=1, le=100_000, description="Steps to count.")
         """,
     ),
+    "headdiv/workers/schemas/results/labs.py": (
+        None,
+        """
+        class CountdownResult(ResultModel):
+            \"\"\"How far a countdown counted.\"\"\"
+
+            counted: int
+        """,
+    ),
     "headdiv/workers/engine/countdown.py": (
         None,
         """
         import time
-        from typing import Any, Unpack
+        from typing import Unpack
 
         from headdiv.workers.engine.hooks import Hooks
         from headdiv.workers.errors import JobCancelled
         from headdiv.workers.schemas.requests import CountdownRequest
+        from headdiv.workers.schemas.results.labs import CountdownResult
 
 
-        def run_countdown(request: CountdownRequest, /, **hooks: Unpack[Hooks]) -> dict[str, Any]:
+        def run_countdown(request: CountdownRequest, /, **hooks: Unpack[Hooks]) -> CountdownResult:
             progress, should_cancel = hooks.get("progress"), hooks.get("should_cancel")
             for step in range(request.steps):
                 if should_cancel and should_cancel():
@@ -170,25 +180,27 @@ JOB_KIND_FILES = {
                 if progress:
                     progress(step / request.steps)
                 time.sleep(0.01)
-            return {"counted": request.steps}
+            return CountdownResult(counted=request.steps)
         """,
     ),
     "headdiv/workers/engine/runners.py": (
-        ("RUNNERS: tuple[RunnerEntry[Any], ...] = (\n", "RequestT = TypeVar("),
+        ("RUNNERS: tuple[RunnerEntry[Any, Any], ...] = (\n", "RequestT = TypeVar("),
         (
-            "    RunnerEntry(CountdownRequest, run_countdown),\n",
+            "    RunnerEntry(CountdownRequest, CountdownResult, run_countdown),\n",
             "from headdiv.workers.engine.countdown import run_countdown\n"
-            "from headdiv.workers.schemas.requests import CountdownRequest\n\n",
+            "from headdiv.workers.schemas.requests import CountdownRequest\n"
+            "from headdiv.workers.schemas.results.labs import CountdownResult\n\n",
         ),
     ),
     "headdiv/workers/jobs/kinds.py": (
         (
-            '        JobKind("training", TrainingRequest, "/trainings", "train"),\n',
+            '        JobKind("training", TrainingRequest, TrainingResult, "/trainings", "train"),\n',
             "\n\n@dataclass(frozen=True)\nclass JobKind",
         ),
         (
-            '        JobKind("countdown", CountdownRequest, "/countdowns", "countdown"),\n',
-            "\nfrom headdiv.workers.schemas.requests import CountdownRequest\n",
+            '        JobKind("countdown", CountdownRequest, CountdownResult, "/countdowns", "countdown"),\n',
+            "\nfrom headdiv.workers.schemas.requests import CountdownRequest\n"
+            "from headdiv.workers.schemas.results.labs import CountdownResult\n",
         ),
     ),
 }
@@ -220,6 +232,9 @@ JOB_KIND_CHECKS = """
     ended = api.get(f"/api/v1/jobs/{job}?wait=30").json()
     assert ended["status"] == "canceled", ended
 
+    schema = api.get("/openapi.json").json()
+    ok = schema["paths"]["/api/v1/countdowns"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok["$ref"].endswith("CountdownResult_"), ok
     assert CLI_COMMANDS["/countdowns"] == "countdown"
     assert docs.stale() == ["docs/api.md"], docs.stale()
     assert docs.main(["--root", "."]) == 0 and docs.stale() == []

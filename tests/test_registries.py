@@ -83,7 +83,7 @@ def test_each_weighting_scheme_reaches_the_result_and_the_weighting_view() -> No
         assert hint(Scenario.model_fields[name], Slider) is not None
         assert scenario_control_id(name) in layout_ids
     for w in WEIGHTINGS:
-        result = simulate({**SMALL, "weights": w.name}, device="cpu")
+        result = simulate({**SMALL, "weights": w.name}, device="cpu").model_dump(mode="json")
         terms = result["weightings"][w.name]
         assert math.isclose(terms["mse"], terms["bias2"] + terms["variance"] + terms["covariance"], rel_tol=1e-9)
         assert math.isclose(result["mse"], terms["mse"], rel_tol=1e-9)
@@ -94,7 +94,7 @@ def test_each_weighting_scheme_reaches_the_result_and_the_weighting_view() -> No
 def test_each_geometry_simulates_and_keeps_its_own_rules() -> None:
     for g in GEOMETRIES:
         extra = {"tilts": [0.0, 30.0, 60.0]} if g.name == "tilted" else {}
-        result = simulate({**SMALL, "geometry": g.name, **extra}, device="cpu")
+        result = simulate({**SMALL, "geometry": g.name, **extra}, device="cpu").model_dump(mode="json")
         assert 0.0 <= result["hdi"] <= 1.0 and result["p"] == Scenario(**SMALL, geometry=g.name, **extra).ambient_dim
 
 
@@ -113,6 +113,8 @@ def test_each_job_kind_has_a_route_a_subcommand_and_a_reproduce_command() -> Non
         assert operation["operationId"].startswith(f"post_{kind.name}")
         body = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         assert body.endswith(f"/{kind.request.__name__}")
+        ok = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+        assert ok.endswith(f"{kind.result.__name__}_"), ok  # Job[<its result>], by name
         assert kind.command in commands
         assert CLI_COMMANDS[kind.path] == kind.command
     with pytest.raises(ValueError, match="unknown job kind 'nope'; expected one of simulation"):

@@ -50,7 +50,7 @@ def test_diversity_holds_only_when_no_angle_of_more_diversity_has_a_higher_mse()
 def test_a_noise_only_sweep_holds_with_its_bound_above_every_angle() -> None:
     """The issue's case: H = 8 and a constant target, where a least-squares 'bound' fell below the MSE."""
     base = Scenario(H=8, replicates=60, queries=16, n=64, target="constant")
-    out = run_job("diversity_sweep", DiversitySweepRequest(base=base, thetas=[0, 30, 60, 90]))
+    out = run_job("diversity_sweep", DiversitySweepRequest(base=base, thetas=[0, 30, 60, 90])).model_dump(mode="json")
     mse = [p["mse"] for p in out["points"]]
     assert all(b >= m for b, m in zip(out["bound"]["values"], mse, strict=True))
     assert out["holds"] is True and out["rise"] is None

@@ -82,10 +82,10 @@ def weighting_csv(result: dict[str, Any]) -> str:
                 **{f"weight_head_{h + 1}": a for h, a in enumerate(weights)},
             }
         )
-    curve = w.get("rho_curve") or {}
-    for rho, mse in zip(curve.get("rho") or [], curve.get("mse") or [], strict=False):
+    curve = (w.get("geometric") or {}).get("scan") or {}
+    for rho, mse in zip(curve.get("values") or [], curve.get("mse") or [], strict=False):
         records.append(
-            {"row": "rho_curve", "scheme": "geometric", "rho": rho, "mse": mse, "best": rho == w.get("best_rho")}
+            {"row": "rho_curve", "scheme": "geometric", "rho": rho, "mse": mse, "best": rho == curve.get("best")}
         )
     return records_csv(records)
 

@@ -117,6 +117,8 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
         lifespan=lifespan,
         docs_url=None,  # served from the installed package's assets, not a CDN: install_docs below
         redoc_url=None,
+        # one schema per model, whether it is read (a request) or written (inside a result): a scenario is both
+        separate_input_output_schemas=False,
     )
     app.state.settings = settings
     app.state.backend = backend

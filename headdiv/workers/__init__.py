@@ -6,5 +6,5 @@ Importing this package is cheap: torch is only imported by `headdiv.workers.engi
 from headdiv import __version__
 
 __all__ = ["ENGINE_VERSION", "__version__"]
-ENGINE_VERSION = "3"
+ENGINE_VERSION = "4"
 """Bumped whenever the engine's numbers change: it is part of every job id and cache key."""

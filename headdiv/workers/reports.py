@@ -10,10 +10,12 @@ The errors they raise on purpose are `headdiv.workers.errors`'.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from headdiv.workers.schemas.lessons import LessonQuery
 from headdiv.workers.schemas.requests import TheoryQuery
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.reports import BuiltinModel, HdiReport, ModelHeadsReport, TheoryReport
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,22 +30,22 @@ def hdi(
     max_angle_pairs: int | None = None,
     max_angles: int | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
+) -> HdiReport:
     """HDI, overlap matrix and principal angles of any head matrices (docs/model.md section 6)."""
     from headdiv.workers.engine.diversity import hdi_report
 
     return hdi_report(matrices, max_angle_pairs=max_angle_pairs, max_angles=max_angles, should_stop=should_stop)
 
 
-def theory(query: TheoryQuery) -> dict[str, Any]:
+def theory(query: TheoryQuery) -> TheoryReport:
     """The architecture objective at every split of the budget and the optimal-split curves (section 7)."""
     from headdiv.workers.engine.theory import architecture_theory
 
     return architecture_theory(query)
 
 
-def lesson(query: LessonQuery) -> dict[str, Any]:
-    """The answer of the foundations lesson whose query model `query` is."""
+def lesson(query: LessonQuery) -> ResultModel:
+    """The answer of the foundations lesson whose query model `query` is (its `Lesson.answer` model)."""
     from headdiv.workers.engine.foundations import lesson_runner
 
     return lesson_runner(query)(query)
@@ -57,7 +59,7 @@ def model_heads(
     seed: int = 0,
     model: str | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
+) -> ModelHeadsReport:
     """Per-layer key and query HDI of a safetensors file, with the random-subspace baseline."""
     from headdiv.workers.models.model_hdi import model_hdi
 
@@ -66,14 +68,14 @@ def model_heads(
     )
 
 
-def builtin_heads(name: str, seed: int = 0) -> dict[str, Any]:
+def builtin_heads(name: str, seed: int = 0) -> ModelHeadsReport:
     """`model_heads` of an installed built-in model (KeyError: unknown; LookupError: not installed)."""
     from headdiv.workers.models.builtin import builtin_hdi
 
     return builtin_hdi(name, seed)
 
 
-def builtin_models() -> list[dict[str, Any]]:
+def builtin_models() -> list[BuiltinModel]:
     """Every known built-in model, whether it is installed, and its shape when it is."""
     from headdiv.workers.models.builtin import list_builtins
 

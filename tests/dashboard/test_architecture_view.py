@@ -31,7 +31,7 @@ class FakeClient:
         self.params.append(params)
         if self.fail:
             raise ApiError("the API is down", 503)
-        return architecture_theory(TheoryQuery(**params))
+        return architecture_theory(TheoryQuery(**params)).model_dump(mode="json")
 
 
 def result(degenerate: str | None, *, done: bool = True) -> dict[str, Any]:

@@ -26,13 +26,13 @@ SMALL = {"replicates": 20, "queries": 16}
 
 @pytest.fixture(scope="module")
 def sim() -> dict[str, Any]:
-    return json.loads(json.dumps(simulate(Scenario(H=3, theta=60, **SMALL))))
+    return json.loads(json.dumps(simulate(Scenario(H=3, theta=60, **SMALL)).model_dump(mode="json")))
 
 
 @pytest.fixture(scope="module")
 def surface() -> dict[str, Any]:
     req = {"base": SMALL, "x": {"param": "theta", "values": [0, 45, 90]}, "y": {"param": "H", "values": [2, 4]}}
-    return json.loads(json.dumps(run_job("surface", req)))
+    return json.loads(json.dumps(run_job("surface", req).model_dump(mode="json")))
 
 
 def _trace(fig: go.Figure, name: str) -> Any:
@@ -110,13 +110,15 @@ def test_simulation_csv_has_one_row_per_number(sim: dict[str, Any]) -> None:
 
 
 def test_sweep_and_architecture_figures(sim: dict[str, Any]) -> None:
-    sweep = run_job("diversity_sweep", {"base": {**SMALL, "target": "constant"}, "thetas": [0, 45, 90]})
+    sweep = run_job("diversity_sweep", {"base": {**SMALL, "target": "constant"}, "thetas": [0, 45, 90]}).model_dump(
+        mode="json"
+    )
     fig = sweeps.mse_vs_hdi(sweep)
     mse = _trace(fig, "MSE (Monte Carlo)")
     assert list(mse.y) == [p["mse"] for p in sweep["points"]]
     assert list(mse.x) == pytest.approx([0, 0.5, 1], abs=1e-6)
     assert len(list(csv.DictReader(io.StringIO(result_to_csv(sweep))))) == 3
-    arch = run_job("architecture", {"base": SMALL, "budget": 4})
+    arch = run_job("architecture", {"base": SMALL, "budget": 4}).model_dump(mode="json")
     fig = sweeps.architecture_mse(arch)
     assert list(_trace(fig, "MSE (Monte Carlo)").x) == ["4×1", "2×2", "1×4"]
     assert any(t.name.startswith("best (Monte Carlo)") for t in fig.data)
@@ -165,7 +167,7 @@ def test_an_estimate_and_its_error_share_their_last_decimal() -> None:
 def test_identical_heads_read_the_same_mse_on_every_bar() -> None:
     """Ensemble, single head and big head are one estimator for identical heads: each bar's label carries
     its own standard error, so the one value is shown to one precision."""
-    same = json.loads(json.dumps(simulate(Scenario(H=3, theta=0, **SMALL))))
+    same = json.loads(json.dumps(simulate(Scenario(H=3, theta=0, **SMALL)).model_dump(mode="json")))
     labels = list(_trace(ensemble.decomposition_bars(same), "MSE").text)
     assert labels == [fmt(same["mse"], same["mse_se"])] * 3
     schemes = weighting.scheme_bars(same)
@@ -177,7 +179,7 @@ def test_weighting_marks_its_lines_and_lowest_scheme_without_text_on_the_plot(si
     curve = weighting.rho_curve(sim, 0.7)
     assert not curve.layout.annotations  # no label beside a line, where another line could cross it
     names = [t.name for t in curve.data]
-    assert "your ρ = 0.7" in names and f"best ρ = {fmt(sim['weightings']['best_rho'])}" in names
+    assert "your ρ = 0.7" in names and f"best ρ = {fmt(sim['weightings']['geometric']['scan']['best'])}" in names
     bars = weighting.scheme_bars(sim)
     assert not bars.layout.annotations
     w = sim["weightings"]
@@ -201,8 +203,8 @@ def test_weighting_downloads_what_the_view_shows(sim: dict[str, Any]) -> None:
     geometric = next(r for r in schemes if r["scheme"] == "geometric")
     assert geometric["parameters"] == f"rho={sim['scenario']['rho']}"
     curve = [r for r in rows if r["row"] == "rho_curve"]
-    assert [float(r["rho"]) for r in curve] == pytest.approx(sim["weightings"]["rho_curve"]["rho"])
-    assert [float(r["rho"]) for r in curve if r["best"] == "True"] == [sim["weightings"]["best_rho"]]
+    assert [float(r["rho"]) for r in curve] == pytest.approx(sim["weightings"]["geometric"]["scan"]["values"])
+    assert [float(r["rho"]) for r in curve if r["best"] == "True"] == [sim["weightings"]["geometric"]["scan"]["best"]]
 
 
 def test_reference_lines_are_named_in_the_legend_not_by_text_on_the_data(sim: dict[str, Any]) -> None:

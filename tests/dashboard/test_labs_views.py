@@ -25,7 +25,7 @@ from tests.dashboard.conftest import drawn_numbers
 @pytest.fixture(scope="module")
 def lab() -> dict[str, Any]:
     body = {"thetas": [0, 45, 90], "base": {"H": 3, "d_k": 2, "n": 48, "queries": 8, "replicates": 30, "noise": 1.0}}
-    return json.loads(json.dumps(run_job("covariance", body)))
+    return json.loads(json.dumps(run_job("covariance", body).model_dump(mode="json")))
 
 
 def test_covariance_charts_draw_finite_numbers(lab: dict[str, Any]) -> None:
@@ -57,9 +57,9 @@ def test_preset_and_url_params_of_the_labs_parse_cleanly() -> None:
     assert state.notices == [] and (state["cv_n"], state["cv_pair"], state["mheads"]) == (5, 2, "query")
 
 
-@pytest.mark.skipif(not any(b["available"] for b in list_builtins()), reason="no built-in model installed")
+@pytest.mark.skipif(not any(b.available for b in list_builtins()), reason="no built-in model installed")
 def test_cluster_charts_and_forecast_on_the_built_in_model() -> None:
-    result = json.loads(json.dumps(builtin_hdi(list_builtins()[0]["name"])))
+    result = json.loads(json.dumps(builtin_hdi(list_builtins()[0].name).model_dump(mode="json")))
     for which in ("key", "query"):
         for fig in (
             mfigs.dendrogram_figure(result, 3, which),

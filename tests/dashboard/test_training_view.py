@@ -21,7 +21,7 @@ TINY = {"base": {"H": 3, "d_k": 2, "n": 32, "queries": 8, "replicates": 6}, "ste
 
 @pytest.fixture(scope="module")
 def trained() -> dict[str, Any]:
-    return run_job("training", TINY, dtype="float64")
+    return run_job("training", TINY, dtype="float64").model_dump(mode="json")
 
 
 def test_the_tab_asks_for_a_valid_training_with_its_options() -> None:

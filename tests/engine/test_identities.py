@@ -19,7 +19,7 @@ FAST = {"replicates": 12, "queries": 8, "n": 48}
 @pytest.mark.parametrize("weights", ["uniform", "geometric", "fibonacci", "optimal", "maw"])
 @pytest.mark.parametrize("kernel", ["gaussian", "softmax"])
 def test_decomposition_is_exact(weights: str, kernel: str) -> None:
-    r = simulate(Scenario(**FAST, weights=weights, kernel=kernel))
+    r = simulate(Scenario(**FAST, weights=weights, kernel=kernel)).model_dump(mode="json")
     assert r["bias2"] + r["variance"] + r["covariance"] == pytest.approx(r["mse"], rel=1e-12)
     assert r["mse_direct"] == pytest.approx(r["mse"], rel=1e-9)
     assert sum(r["alpha"]) == pytest.approx(1.0)
@@ -28,14 +28,14 @@ def test_decomposition_is_exact(weights: str, kernel: str) -> None:
 
 @pytest.mark.parametrize("theta", [0.0, 1e-3, 10.0, 45.0, 77.0, 90.0])
 def test_equiangular_hdi_and_angles(theta: float) -> None:
-    r = simulate(Scenario(**FAST, H=3, d_k=3, theta=theta))
+    r = simulate(Scenario(**FAST, H=3, d_k=3, theta=theta)).model_dump(mode="json")
     assert r["hdi"] == pytest.approx(1 - math.cos(math.radians(theta)) ** 2, abs=1e-12)
     for pair in r["principal_angles_deg"]:
         np.testing.assert_allclose(pair["angles"], theta, atol=1e-9)
 
 
 def test_identical_heads_make_one_head() -> None:
-    r = simulate(Scenario(**FAST, H=5, theta=0.0))
+    r = simulate(Scenario(**FAST, H=5, theta=0.0)).model_dump(mode="json")
     assert r["hdi"] == pytest.approx(0.0, abs=1e-12)
     assert r["effective_heads"] == pytest.approx(1.0, rel=1e-6)
     assert r["mse"] == pytest.approx(r["heads"][0]["mse"], rel=1e-6)
@@ -44,7 +44,7 @@ def test_identical_heads_make_one_head() -> None:
 
 
 def test_orthogonal_heads_pure_noise_decorrelate() -> None:
-    r = simulate(Scenario(replicates=200, queries=16, n=64, H=4, theta=90.0, target="constant"))
+    r = simulate(Scenario(replicates=200, queries=16, n=64, H=4, theta=90.0, target="constant")).model_dump(mode="json")
     assert r["hdi"] == 1.0
     assert abs(r["mean_correlation"]) < 0.1
     assert r["effective_heads"] > 3.0
@@ -53,7 +53,7 @@ def test_orthogonal_heads_pure_noise_decorrelate() -> None:
 
 @pytest.mark.parametrize("k", [0, 1, 3, 4])
 def test_shared_dims_hdi(k: int) -> None:
-    r = simulate(Scenario(**FAST, geometry="shared_dims", d_k=4, shared_dims=k))
+    r = simulate(Scenario(**FAST, geometry="shared_dims", d_k=4, shared_dims=k)).model_dump(mode="json")
     assert r["hdi"] == pytest.approx(1 - k / 4, abs=1e-12)
     angles = sorted(r["principal_angles_deg"][0]["angles"])
     assert angles == pytest.approx([0.0] * k + [90.0] * (4 - k), abs=1e-9)
@@ -61,14 +61,14 @@ def test_shared_dims_hdi(k: int) -> None:
 
 def test_same_scenario_same_numbers_and_chunking_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:
     s = Scenario(**FAST)
-    first, second = simulate(s), simulate(s)
+    first, second = simulate(s).model_dump(mode="json"), simulate(s).model_dump(mode="json")
     for key in ("mse", "covariance_matrix", "slice", "weightings"):
         assert first[key] == second[key]
     from headdiv.workers.settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "chunk_bytes", 1)  # one replicate per chunk
-    np.testing.assert_allclose(simulate(s)["mse"], first["mse"], rtol=1e-6)
-    assert simulate(Scenario(**FAST, seed=1))["mse"] != first["mse"]
+    np.testing.assert_allclose(simulate(s).model_dump(mode="json")["mse"], first["mse"], rtol=1e-6)
+    assert simulate(Scenario(**FAST, seed=1)).model_dump(mode="json")["mse"] != first["mse"]
 
 
 def test_hdi_and_angles_match_scipy_for_random_matrices() -> None:
@@ -76,7 +76,7 @@ def test_hdi_and_angles_match_scipy_for_random_matrices() -> None:
     for _ in range(20):
         p = int(rng.integers(3, 12))
         mats = [rng.standard_normal((p, int(rng.integers(1, p + 1)))) for _ in range(int(rng.integers(2, 5)))]
-        report = hdi_report(mats)
+        report = hdi_report(mats).model_dump(mode="json")
         expected_s = np.eye(len(mats))
         for pair in report["principal_angles_deg"]:
             i, j = pair["pair"]
@@ -109,7 +109,7 @@ def test_hdi_edge_cases() -> None:
         hdi_report([np.zeros((3, 2)), np.eye(3)[:, :2]])
     with pytest.raises(ValueError, match="share the ambient dimension"):
         hdi_report([np.eye(3)[:, :1], np.eye(4)[:, :1]])
-    assert simulate(Scenario(**FAST, H=1))["hdi"] is None
+    assert simulate(Scenario(**FAST, H=1)).model_dump(mode="json")["hdi"] is None
 
 
 def test_single_estimator_se_is_the_per_replicate_error() -> None:
@@ -125,7 +125,7 @@ def test_single_estimator_se_is_the_per_replicate_error() -> None:
 
 def test_identical_heads_have_one_standard_error() -> None:
     """Ensemble, single head and big head are one estimator here: one MSE, shown to one precision."""
-    r = simulate(Scenario(**FAST, H=3, theta=0.0))
+    r = simulate(Scenario(**FAST, H=3, theta=0.0)).model_dump(mode="json")
     single, big = r["baselines"]["single_head"], r["baselines"]["big_head"]
     assert single["mse_se"] == pytest.approx(r["mse_se"], rel=1e-6)
     assert big["mse_se"] == pytest.approx(r["mse_se"], rel=1e-6)

@@ -58,7 +58,7 @@ def finite(value: object) -> bool:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_any_valid_scenario_gives_finite_numbers(s: Scenario) -> None:
-    r = simulate(s)
+    r = simulate(s).model_dump(mode="json")
     assert finite(r)
     scale = max(1.0, abs(r["mse"]))
     assert abs(r["bias2"] + r["variance"] + r["covariance"] - r["mse"]) <= 1e-9 * scale

@@ -25,6 +25,14 @@ def test_every_job_kind_has_exactly_one_runner_or_assembler() -> None:
             assert (len(runners), len(assemblers)) == (1, 0), kind.name
 
 
+def test_every_entry_has_its_kinds_result_model() -> None:
+    results = {kind.request: kind.result for kind in JOB_KINDS.values()}
+    for entry in (*RUNNERS, *ASSEMBLERS):
+        assert entry.result is results[entry.request], entry
+    answers = {lesson.query: lesson.answer for lesson in LESSONS.values()}
+    assert all(entry.result is answers[entry.query] for entry in LESSON_RUNNERS)
+
+
 def test_every_entry_belongs_to_a_job_kind() -> None:
     requests = {kind.request for kind in JOB_KINDS.values()}
     assert {e.request for e in RUNNERS} <= requests and {e.request for e in ASSEMBLERS} <= requests

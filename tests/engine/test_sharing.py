@@ -80,9 +80,9 @@ def test_a_batch_of_every_key_family_kernel_and_source_agrees_with_each_cell_alo
         Scenario(**small, theta=0.0, seed=5),
     ]
     assert len({s.nw_shape() for s in cells}) == 1
-    batched = dict(simulate_many(cells))
+    batched = {k: r.model_dump(mode="json") for k, r in simulate_many(cells)}
     for k, s in enumerate(cells):
-        alone = simulate(s)
+        alone = simulate(s).model_dump(mode="json")
         for key in ("mse", "bias2", "variance", "covariance", "mse_se"):
             assert batched[k][key] == pytest.approx(alone[key], rel=1e-6, abs=1e-12), (k, key)
         assert batched[k]["weightings"]["maw"]["mse"] == pytest.approx(alone["weightings"]["maw"]["mse"], rel=1e-6)
@@ -119,6 +119,6 @@ def test_wide_keys_of_two_families_in_one_call_agree_with_each_cell_alone() -> N
         Scenario(**wide, geometry="random", p=(2 + 1) * wide["d_k"]),
         Scenario(**wide, theta=30.0, kernel="softmax"),
     ]
-    batched = dict(simulate_many(cells))
+    batched = {k: r.model_dump(mode="json") for k, r in simulate_many(cells)}
     for k, s in enumerate(cells):
-        assert batched[k]["mse"] == pytest.approx(simulate(s)["mse"], rel=1e-6)
+        assert batched[k]["mse"] == pytest.approx(simulate(s).model_dump(mode="json")["mse"], rel=1e-6)

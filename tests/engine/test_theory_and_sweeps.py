@@ -36,7 +36,7 @@ def test_objective_and_minimiser() -> None:
 
 
 def test_theory_curves() -> None:
-    out = architecture_theory(TheoryQuery(n=1000, budget=64))
+    out = architecture_theory(TheoryQuery(n=1000, budget=64)).model_dump(mode="json")
     assert [c["H"] * c["d_k"] for c in out["candidates"]] == [64] * 7
     dks = out["dk_star_vs_n"]["d_k"]
     assert dks == sorted(dks) and dks[-1] > dks[0]  # d_k* grows with n
@@ -66,20 +66,20 @@ def test_a_fit_that_cannot_place_an_optimum_says_why() -> None:
     few = fit_architecture([1, 2], n, budget, [0.5, 0.4])
     assert few.degenerate is not None and "fewer" in few.degenerate
     req = ArchitectureRequest(base=BASE, budget=8)
-    out = assemble.architecture(req, [None] * 4)
+    out = assemble.architecture(req, [None] * 4).model_dump(mode="json")
     assert out["theory"]["best"] is None and out["theory"]["degenerate"]
 
 
 def test_surface_shape_progress_and_values() -> None:
     req = SurfaceRequest(base=BASE, x={"param": "theta", "values": [0, 45, 90]}, y={"param": "H", "values": [1, 3]})
     seen: list[float] = []
-    out = run_job("surface", req, progress=seen.append)
+    out = run_job("surface", req, progress=seen.append).model_dump(mode="json")
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) >= 3
     for name in ("mse", "bias2", "variance", "covariance", "mse_se", "hdi", "effective_heads"):
         assert len(out["metrics"][name]) == 2 and all(len(row) == 3 for row in out["metrics"][name])
     assert out["metrics"]["hdi"][0] == [None, None, None]  # H = 1
     assert out["metrics"]["hdi"][1] == pytest.approx([0.0, 0.5, 1.0])
-    cell = simulate(BASE.model_copy(update={"theta": 45.0, "H": 3}))
+    cell = simulate(BASE.model_copy(update={"theta": 45.0, "H": 3})).model_dump(mode="json")
     assert out["metrics"]["mse"][1][1] == pytest.approx(cell["mse"], rel=1e-6)  # batched or alone, the same draws
 
 
@@ -89,9 +89,9 @@ def test_a_cell_is_the_simulation_of_its_scenario_whichever_job_computed_it() ->
         BASE.model_copy(update={"theta": t, "weights": w})
         for t, w in ((0.0, "uniform"), (60.0, "maw"), (90.0, "optimal"))
     ]
-    batched = dict(simulate_many(cells))
+    batched = {k: r.model_dump(mode="json") for k, r in simulate_many(cells)}
     for k, scenario in enumerate(cells):
-        alone = simulate(scenario)
+        alone = simulate(scenario).model_dump(mode="json")
         for key in ("mse", "bias2", "variance", "covariance", "mse_se", "hdi"):
             assert batched[k][key] == pytest.approx(alone[key], rel=1e-6, abs=1e-12), (k, key)
         assert batched[k]["slice"]["ensemble"] == pytest.approx(alone["slice"]["ensemble"], rel=1e-5, abs=1e-9)
@@ -124,21 +124,21 @@ def test_a_partial_result_is_shaped_like_the_finished_one() -> None:
     req = ArchitectureRequest(base=BASE, budget=8)
     cells = [simulate(s) for s in req.scenarios()]
     summaries: list[dict | None] = [summarize(c) for c in cells]
-    finished = assemble.architecture(req, summaries)
+    finished = assemble.architecture(req, summaries).model_dump(mode="json")
     summaries[1] = summaries[3] = None
-    partial = assemble.architecture(req, summaries)
+    partial = assemble.architecture(req, summaries).model_dump(mode="json")
     assert [(c["H"], c["d_k"]) for c in partial["candidates"]] == [(c["H"], c["d_k"]) for c in finished["candidates"]]
     assert (
         partial["candidates"][1]["mse"] is None and partial["candidates"][0]["mse"] == finished["candidates"][0]["mse"]
     )
     assert set(partial) == set(finished) and partial["best"] in ({"H": 8, "d_k": 1}, {"H": 2, "d_k": 4})
     sweep = DiversitySweepRequest(base=BASE, thetas=[0, 45, 90])
-    none_yet = assemble.diversity_sweep(sweep, [None, None, None])
+    none_yet = assemble.diversity_sweep(sweep, [None, None, None]).model_dump(mode="json")
     assert none_yet["bound"]["values"] == [None, None, None] and [p["theta"] for p in none_yet["points"]] == [0, 45, 90]
 
 
 def test_architecture_and_sweeps() -> None:
-    out = run_job("architecture", ArchitectureRequest(base=BASE, budget=8))
+    out = run_job("architecture", ArchitectureRequest(base=BASE, budget=8)).model_dump(mode="json")
     assert [(c["H"], c["d_k"]) for c in out["candidates"]] == [(8, 1), (4, 2), (2, 4), (1, 8)]
     best = min(out["candidates"], key=lambda c: c["mse"])
     assert out["best"] == {"H": best["H"], "d_k": best["d_k"]}
@@ -149,17 +149,21 @@ def test_architecture_and_sweeps() -> None:
     assert (theory["best"] is None) == (theory["degenerate"] is not None)
 
     noise_only = Scenario(replicates=60, queries=16, n=64, target="constant")
-    held = run_job("diversity_sweep", DiversitySweepRequest(base=noise_only, thetas=[0, 30, 60, 90]))
+    held = run_job("diversity_sweep", DiversitySweepRequest(base=noise_only, thetas=[0, 30, 60, 90])).model_dump(
+        mode="json"
+    )
     assert held["holds"] is True
     assert held["points"][0]["mse"] > held["points"][-1]["mse"]
     assert [p["hdi"] for p in held["points"]] == sorted(p["hdi"] for p in held["points"])
     shared = Scenario(replicates=60, queries=16, n=64, target="sine", noise=0.1)
-    broken = run_job("diversity_sweep", DiversitySweepRequest(base=shared, thetas=[0, 30, 60, 90]))
+    broken = run_job("diversity_sweep", DiversitySweepRequest(base=shared, thetas=[0, 30, 60, 90])).model_dump(
+        mode="json"
+    )
     assert broken["holds"] is False  # a shared signal: turning heads away adds bias
 
 
 def test_run_job_dispatch() -> None:
-    out = run_job("simulation", {"replicates": 3, "queries": 2, "n": 16})
+    out = run_job("simulation", {"replicates": 3, "queries": 2, "n": 16}).model_dump(mode="json")
     assert out["scenario"]["replicates"] == 3
     with pytest.raises(ValueError, match="unknown job kind"):
         run_job("nope", {})

@@ -78,19 +78,19 @@ def test_inits_are_orthonormal_heads(init: str) -> None:
 
 
 def test_orthonormal_training_keeps_wtw_identity() -> None:
-    result = run_training(request(steps=8, lr=0.3, optimizer="sgd"), dtype="float64")
+    result = run_training(request(steps=8, lr=0.3, optimizer="sgd"), dtype="float64").model_dump(mode="json")
     for head in np.asarray(result["final_heads"]):
         np.testing.assert_allclose(head.T @ head, np.eye(2), atol=1e-10)
     assert all(n == pytest.approx([np.sqrt(2)] * 3, rel=1e-9) for n in result["norms"])
 
 
 def test_free_training_leaves_the_norms_free() -> None:
-    result = run_training(request(steps=8, lr=0.3, orthonormal=False), dtype="float64")
+    result = run_training(request(steps=8, lr=0.3, orthonormal=False), dtype="float64").model_dump(mode="json")
     assert result["norms"][-1] != pytest.approx(result["norms"][0], rel=1e-6)
 
 
 def test_result_arrays_are_aligned_on_steps() -> None:
-    result = run_training(request(steps=7, record_every=3), dtype="float64")
+    result = run_training(request(steps=7, record_every=3), dtype="float64").model_dump(mode="json")
     assert result["steps"] == [0, 3, 6, 7]
     for key in RECORDED:
         assert len(result[key]) == 4, key
@@ -107,33 +107,35 @@ def test_result_arrays_are_aligned_on_steps() -> None:
 def test_step_zero_is_the_monte_carlo_of_the_base() -> None:
     """Held-out draws are the base scenario's own: equiangular heads at its θ give the simulation's numbers."""
     req = request(init="equiangular", base={**TINY, "theta": 40})
-    trained = run_training(req, dtype="float64")
-    sim = simulate(req.base, dtype="float64", device="cpu")
+    trained = run_training(req, dtype="float64").model_dump(mode="json")
+    sim = simulate(req.base, dtype="float64", device="cpu").model_dump(mode="json")
     for key in ("mse", "bias2", "variance", "covariance", "hdi", "effective_heads"):
         assert trained[key][0] == pytest.approx(sim[key], rel=1e-7, abs=1e-12), key
 
 
 def test_identical_heads_stay_identical_without_a_penalty() -> None:
     """The symmetric start is a fixed point of gradient descent: every head gets the same gradient."""
-    result = run_training(request(init="identical", steps=6, lr=0.2), dtype="float64")
+    result = run_training(request(init="identical", steps=6, lr=0.2), dtype="float64").model_dump(mode="json")
     assert result["hdi"] == pytest.approx([0.0] * len(result["hdi"]), abs=1e-9)
 
 
 def test_a_diversity_penalty_raises_hdi() -> None:
-    result = run_training(request(init="random", steps=30, lr=0.1, penalty=5.0, record_every=30), dtype="float64")
+    result = run_training(
+        request(init="random", steps=30, lr=0.1, penalty=5.0, record_every=30), dtype="float64"
+    ).model_dump(mode="json")
     assert result["hdi"][-1] > result["hdi"][0] + 0.05
     assert result["hdi"][-1] > 0.9
 
 
 def test_learned_weights_stay_on_the_simplex() -> None:
-    result = run_training(request(learn_weights=True, steps=6, lr=0.5), dtype="float64")
+    result = run_training(request(learn_weights=True, steps=6, lr=0.5), dtype="float64").model_dump(mode="json")
     assert sum(result["alpha"][-1]) == pytest.approx(1.0)
     assert result["alpha"][-1] != pytest.approx([1 / 3] * 3, abs=1e-6)
 
 
 def test_partial_hears_each_record_and_cancel_stops() -> None:
     seen: list[list[int]] = []
-    run_training(request(), dtype="float64", partial=lambda r: seen.append(list(r["steps"])))
+    run_training(request(), dtype="float64", partial=lambda r: seen.append(list(r.steps)))
     assert seen == [[0], [0, 3], [0, 3, 6]]
     calls = iter(range(1000))
     with pytest.raises(JobCancelled):

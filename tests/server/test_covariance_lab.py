@@ -24,7 +24,7 @@ TINY = {"H": 3, "d_k": 2, "n": 48, "queries": 8, "noise": 1.0}
 
 def lab(thetas: list[float], **base: object) -> dict:
     request = CovarianceRequest.model_validate({"thetas": thetas, "base": {**TINY, **base}})
-    return run_covariance(request, device="cpu", dtype="float64")
+    return run_covariance(request, device="cpu", dtype="float64").model_dump(mode="json")
 
 
 def test_the_split_adds_up_to_the_measured_covariance_exactly() -> None:
@@ -42,7 +42,7 @@ def test_measured_covariance_is_the_simulations_own() -> None:
         {**TINY, "geometry": "equiangular", "theta": 30, "target": "sine", "replicates": 20, "seed": 5},
         device="cpu",
         dtype="float64",
-    )
+    ).model_dump(mode="json")
     np.testing.assert_allclose(result["matrices"][0]["measured"], sim["covariance_matrix"], rtol=1e-8, atol=1e-12)
 
 
@@ -74,7 +74,7 @@ def test_the_bound_uses_the_documented_constants() -> None:
 def test_partial_results_and_cancel_reach_the_hooks() -> None:
     request = CovarianceRequest.model_validate({"thetas": [0, 45, 90], "base": {**TINY, "replicates": 4}})
     seen: list[dict] = []
-    run_covariance(request, device="cpu", partial=seen.append)
+    run_covariance(request, device="cpu", partial=lambda r: seen.append(r.model_dump()))
     assert [len(p["thetas"]) for p in seen] == [1, 2] and not seen[0]["complete"]
     from headdiv.workers.errors import JobCancelled
 

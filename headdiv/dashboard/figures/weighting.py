@@ -79,10 +79,10 @@ def scheme_bars(result: Result) -> go.Figure:
 def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
     """MSE of geometric weights against rho, with the chosen rho and the best one on the grid."""
     w = result.get("weightings") or {}
-    curve = w.get("rho_curve") or {}
+    curve = (w.get("geometric") or {}).get("scan") or {}
     fig = go.Figure()
     fig.add_scatter(
-        x=curve.get("rho") or [],
+        x=curve.get("values") or [],
         y=[finite(v) for v in curve.get("mse") or []],
         mode="lines+markers",
         name="geometric",
@@ -93,7 +93,7 @@ def rho_curve(result: Result, rho: float | None = None) -> go.Figure:
     uni = finite((w.get("uniform") or {}).get("mse"))
     if uni is not None:
         reference_line(fig, "h", uni, f"uniform (ρ = 1): MSE {fmt(uni, w['uniform'].get('mse_se'))}", "#adb5bd", "dot")
-    best = finite(w.get("best_rho"))
+    best = finite(curve.get("best"))
     if best is not None:
         reference_line(fig, "v", best, f"best ρ = {fmt(best)}", BEST_COLOR, "dash")
     chosen = finite(rho)

@@ -26,6 +26,7 @@ from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View
 from headdiv.workers.schemas.builtin_models import BUILTINS
 from headdiv.workers.schemas.fields import MAX_SEED
+from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.schemas.tables import head_clusters_csv
 
 VIEW_ID = "models"
@@ -299,11 +300,12 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         prevent_initial_call=True,
     )
     def _download(_clicks: Any, entry: Any) -> Any:
-        result = (entry or {}).get("result")
-        if not result:
+        raw = (entry or {}).get("result")
+        if not raw:
             return no_update
-        name = str(result.get("model") or "model").removesuffix(".safetensors")
-        return {"content": head_clusters_csv(result), "filename": f"headdiv-{name}-head-clusters.csv"}
+        report = ModelHeadsReport.model_validate(raw)
+        name = (report.model or "model").removesuffix(".safetensors")
+        return {"content": head_clusters_csv(report), "filename": f"headdiv-{name}-head-clusters.csv"}
 
 
 def prune_forecast(result: Result, layer: int, which: str) -> str:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from fastapi import Query, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from headdiv.server.api.deps import call
 from headdiv.server.backends.base import JobBackend
 from headdiv.workers.jobs.ids import canonical_payload, job_id
-from headdiv.workers.jobs.kinds import job_kind
+from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.state import CellCount, JobState
+from headdiv.workers.schemas.results.common import ResultModel
+
+ResultT = TypeVar("ResultT", bound=ResultModel)
 
 WaitQuery = Query(0.0, ge=0, le=60, allow_inf_nan=False, description="Seconds to wait for the result (0..60).")
 Until = Literal["end", "progress"]
@@ -37,6 +40,27 @@ JOB_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     **ERROR_RESPONSES,
 }
+
+
+class Job(JobState, Generic[ResultT]):
+    """A job of one kind, as its route answers: its `result` (and a running job's `partial`) is that kind's
+    result model (the published schema's name for it; the body is a `JobState`)."""
+
+    result: ResultT | None = None  # type: ignore[assignment]
+    partial: ResultT | None = Field(  # type: ignore[assignment]
+        None,
+        description="While a multi-cell job runs: its result shaped as when finished, null for cells not done yet.",
+    )
+
+
+def job_responses(kind: JobKind) -> dict[int | str, dict[str, Any]]:
+    """The responses of `kind`'s route, its result model named in the schema."""
+    model = Job[kind.result]  # type: ignore[name-defined]  # a kind's model, known at run time
+    return {
+        **JOB_RESPONSES,
+        200: {**JOB_RESPONSES[200], "model": model},
+        202: {**JOB_RESPONSES[202], "model": model},
+    }
 
 
 def job_response(state: JobState) -> Response:

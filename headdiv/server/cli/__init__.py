@@ -24,7 +24,6 @@ from headdiv.server.cli.common import (
     InputError,
     ProgressPrinter,
     browser_url,
-    jsonable,
     nice_increment,
     port_number,
     redact_url,
@@ -33,7 +32,7 @@ from headdiv.server.cli.engine_commands import ENGINE_COMMANDS, engine_main
 from headdiv.server.cli.heads import heads_main
 from headdiv.server.cli.services import dashboard_main, serve_main, warm_main, worker_main
 
-__all__ = ["ProgressPrinter", "browser_url", "build_parser", "jsonable", "main", "redact_url"]
+__all__ = ["ProgressPrinter", "browser_url", "build_parser", "main", "redact_url"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import errno
 import json
-import math
 import socket
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -164,22 +163,6 @@ def validate(model: type[BaseModel], data: Any) -> Any:
         raise InputError(error_lines(exc.errors(include_url=False))) from None
     except (ValueError, RecursionError) as exc:
         raise InputError([f"input: {exc}"]) from None
-
-
-def jsonable(value: Any) -> Any:
-    """Plain JSON types for `json.dumps`: numpy values become Python ones, NaN and infinities null."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    tolist = getattr(value, "tolist", None)  # numpy scalars and arrays, torch tensors
-    if callable(tolist):
-        return jsonable(tolist())
-    return str(value)
 
 
 class ProgressPrinter:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -16,7 +15,6 @@ from headdiv.server.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     ProgressPrinter,
-    jsonable,
     load_engine_settings,
     read_json_argument,
     validate,
@@ -27,13 +25,15 @@ from headdiv.workers.schemas import HDIRequest, TheoryQuery
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from headdiv.workers.schemas.results.common import ResultModel
+
 
 @dataclass(frozen=True)
 class EngineCommand:
     name: str
     help: str
     model: type[BaseModel]
-    run: Callable[[Any, argparse.Namespace, TextIO], dict[str, Any]]
+    run: Callable[[Any, argparse.Namespace, TextIO], ResultModel]
     example: str
     uses_device: bool = True
 
@@ -51,7 +51,7 @@ def describe_request(request: Any) -> str:
 
 
 def _job_command(kind: JobKind) -> EngineCommand:
-    def run(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+    def run(request: Any, args: argparse.Namespace, err: TextIO) -> ResultModel:
         print(f"{kind.command}: {describe_request(request)}", file=err, flush=True)
         from headdiv.workers.jobs.runner import run_job
 
@@ -61,7 +61,7 @@ def _job_command(kind: JobKind) -> EngineCommand:
     return EngineCommand(kind.command, kind.summary, kind.request, run, f"headdiv {kind.command} '{kind.example}'")
 
 
-def _run_hdi(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+def _run_hdi(request: Any, args: argparse.Namespace, err: TextIO) -> ResultModel:
     import numpy as np
 
     from headdiv.workers import reports
@@ -71,7 +71,7 @@ def _run_hdi(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, A
     return reports.hdi(matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES)
 
 
-def _run_theory(request: Any, args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+def _run_theory(request: Any, args: argparse.Namespace, err: TextIO) -> ResultModel:
     from headdiv.workers import reports
 
     return reports.theory(request)
@@ -116,7 +116,7 @@ def engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, e
         prefix = "" if reason.startswith("internal error") else "error: "
         print(f"{command.name}: {prefix}{reason}", file=err, flush=True)
         return EXIT_FAILED
-    text = json.dumps(jsonable(result), indent=2 if args.pretty else None, allow_nan=False)
+    text = result.model_dump_json(indent=2 if args.pretty else None)
     out.write(text + "\n")
     out.flush()
     print(f"{command.name}: done in {time.perf_counter() - started:.2f} s", file=err, flush=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TextIO
 
@@ -36,6 +35,8 @@ def heads_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError([f"model: {exc.args[0] if exc.args else exc}"]) from None
     except ModelFileError as exc:
         raise InputError([f"model: {exc}"]) from None
-    out.write((head_clusters_csv(result) if args.csv else json.dumps(result, indent=1 if args.pretty else None)) + "\n")
+    out.write(
+        (head_clusters_csv(result) if args.csv else result.model_dump_json(indent=1 if args.pretty else None)) + "\n"
+    )
     out.flush()
     return EXIT_OK

@@ -14,10 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.engine.theory import architecture_theory, fit_architecture, fit_diversity_bound
 from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
 from headdiv.workers.schemas.metrics import SURFACE_METRICS, CellSummary
 from headdiv.workers.schemas.requests import CellsRequest
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.workers.schemas.verdicts import worst_rise
 
 
@@ -34,22 +37,17 @@ def _records(
     ]
 
 
-def surface(request: SurfaceRequest, cells: list[CellSummary | None]) -> dict[str, Any]:
+def surface(request: SurfaceRequest, cells: list[CellSummary | None]) -> SurfaceResult:
     """Every metric on the grid: metrics[name][i][j] is at y.values[i], x.values[j]."""
     nx = len(request.x.values)
     metrics = {
         name: [[(cells[i * nx + j] or {}).get(name) for j in range(nx)] for i in range(len(request.y.values))]
         for name in SURFACE_METRICS
     }
-    return {
-        "x": request.x.model_dump(),
-        "y": request.y.model_dump(),
-        "metrics": metrics,
-        "base": request.base.canonical(),
-    }
+    return result_of(SurfaceResult, {"x": request.x, "y": request.y, "metrics": metrics, "base": request.base})
 
 
-def architecture(request: ArchitectureRequest, cells: list[CellSummary | None]) -> dict[str, Any]:
+def architecture(request: ArchitectureRequest, cells: list[CellSummary | None]) -> ArchitectureResult:
     """Monte Carlo MSE of every split H x d_k = D, its minimiser, and the paper's curve fitted to it."""
     candidates = _records(request, cells, ("H", "d_k"), ("mse", "bias2", "variance", "covariance", "mse_se"))
     done = [c for c in candidates if c["mse"] is not None]
@@ -59,30 +57,33 @@ def architecture(request: ArchitectureRequest, cells: list[CellSummary | None]) 
     curve = architecture_theory(TheoryQuery(n=n, budget=request.budget, c1=fit.c1, c2=fit.c2))
     simulated = {c["d_k"] for c in done}
     theory_candidates = [
-        {**c, "mse": None if c["mse"] is None else fit.c0 + c["mse"]}
-        for c in curve["candidates"]
-        if c["d_k"] in simulated
+        {"H": c.H, "d_k": c.d_k, "mse": None if c.mse is None else fit.c0 + c.mse}
+        for c in curve.candidates
+        if c.d_k in simulated
     ]
     finite = [c for c in theory_candidates if c["mse"] is not None]
     # a degenerate fit's minimum is an end of the range, not an optimum: none is claimed
-    theory_best = min(finite, key=lambda c: c["mse"]) if finite and fit.degenerate is None else None
-    return {
-        "budget": request.budget,
-        "candidates": candidates,
-        "best": {"H": best["H"], "d_k": best["d_k"]} if best else None,
-        "theory": {
-            "c0": fit.c0,
-            "c1": fit.c1,
-            "c2": fit.c2,
-            "degenerate": fit.degenerate,
-            "candidates": theory_candidates,
-            "best": {"H": theory_best["H"], "d_k": theory_best["d_k"]} if theory_best else None,
+    theory_best = min(finite, key=lambda c: cast(float, c["mse"])) if finite and fit.degenerate is None else None
+    return result_of(
+        ArchitectureResult,
+        {
+            "budget": request.budget,
+            "candidates": candidates,
+            "best": {"H": best["H"], "d_k": best["d_k"]} if best else None,
+            "theory": {
+                "c0": fit.c0,
+                "c1": fit.c1,
+                "c2": fit.c2,
+                "degenerate": fit.degenerate,
+                "candidates": theory_candidates,
+                "best": {"H": theory_best["H"], "d_k": theory_best["d_k"]} if theory_best else None,
+            },
+            "base": request.base,
         },
-        "base": request.base.canonical(),
-    }
+    )
 
 
-def diversity_sweep(request: DiversitySweepRequest, cells: list[CellSummary | None]) -> dict[str, Any]:
+def diversity_sweep(request: DiversitySweepRequest, cells: list[CellSummary | None]) -> DiversitySweepResult:
     """MSE against HDI over theta, with the bound (4.4) fitted, and whether MSE falls as HDI rises."""
     keys = ("hdi", "mse", "bias2", "variance", "covariance", "mse_se", "mean_correlation", "effective_heads")
     points = _records(request, cells, ("theta",), keys)
@@ -99,39 +100,46 @@ def diversity_sweep(request: DiversitySweepRequest, cells: list[CellSummary | No
     # Theorem 4.2 holds on this sweep if no point of higher HDI has an MSE above a point of lower
     # HDI by more than two standard errors of their difference (every pair, so a slow trend counts).
     rise = worst_rise(hdis, mses, se)
-    return {
-        "thetas": [p["theta"] for p in points],
-        "points": points,
-        "bound": {"c0": c0, "K": k, "values": values},
-        "holds": rise is None,
-        "rise": None
-        if rise is None
-        else {"from_theta": done[rise.lower]["theta"], "to_theta": done[rise.higher]["theta"], "z": rise.z},
-        "base": request.base.canonical(),
-    }
+    return result_of(
+        DiversitySweepResult,
+        {
+            "thetas": [p["theta"] for p in points],
+            "points": points,
+            "bound": {"c0": c0, "K": k, "values": values},
+            "holds": rise is None,
+            "rise": None
+            if rise is None
+            else {"from_theta": done[rise.lower]["theta"], "to_theta": done[rise.higher]["theta"], "z": rise.z},
+            "base": request.base,
+        },
+    )
 
 
 RequestT = TypeVar("RequestT", bound=CellsRequest)
+ResultT = TypeVar("ResultT", bound=ResultModel)
+Assembler = Callable[[RequestT, list[CellSummary | None]], ResultT]
 
 
 @dataclass(frozen=True)
-class AssemblerEntry(Generic[RequestT]):
-    """A multi-cell request model and the function that assembles its result (mypy checks the pair)."""
+class AssemblerEntry(Generic[RequestT, ResultT]):
+    """A multi-cell request model, its result model and the function that assembles the one for the other
+    (mypy checks the three)."""
 
     request: type[RequestT]
-    assemble: Callable[[RequestT, list[CellSummary | None]], dict[str, Any]]
+    result: type[ResultT]
+    assemble: Assembler[RequestT, ResultT]
 
 
-ASSEMBLERS: tuple[AssemblerEntry[Any], ...] = (
-    AssemblerEntry(SurfaceRequest, surface),
-    AssemblerEntry(ArchitectureRequest, architecture),
-    AssemblerEntry(DiversitySweepRequest, diversity_sweep),
+ASSEMBLERS: tuple[AssemblerEntry[Any, Any], ...] = (
+    AssemblerEntry(SurfaceRequest, SurfaceResult, surface),
+    AssemblerEntry(ArchitectureRequest, ArchitectureResult, architecture),
+    AssemblerEntry(DiversitySweepRequest, DiversitySweepResult, diversity_sweep),
 )
 
 
-def assembler_for(request: RequestT) -> Callable[[RequestT, list[CellSummary | None]], dict[str, Any]]:
+def assembler_for(request: RequestT) -> Assembler[RequestT, ResultModel]:
     """The assembler of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
     for entry in ASSEMBLERS:
         if isinstance(request, entry.request):
-            return cast(Callable[[RequestT, list[CellSummary | None]], dict[str, Any]], entry.assemble)
+            return cast(Assembler[RequestT, ResultModel], entry.assemble)
     raise KeyError(f"no assembler for {type(request).__name__}")

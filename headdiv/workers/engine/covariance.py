@@ -25,11 +25,13 @@ from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.montecarlo import _nw_inputs
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.engine.sampling import query_points, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
 from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import CovarianceRequest, Scenario
 from headdiv.workers.schemas.bandwidths import bandwidth
+from headdiv.workers.schemas.results.labs import CovarianceResult
 
 LIPSCHITZ_RANGE = 3.0
 """The paper's L is a global Lipschitz constant of m; the tool takes f's largest slope on |a.x| <= 3."""
@@ -115,7 +117,7 @@ def _pairs(H: int) -> list[tuple[int, int]]:
     return [(h, g) for h in range(H) for g in range(h + 1, H)]
 
 
-def _assemble(request: CovarianceRequest, per_angle: list[dict[str, Any]]) -> dict[str, Any]:
+def _assemble(request: CovarianceRequest, per_angle: list[dict[str, Any]]) -> CovarianceResult:
     s0 = request.scenarios()[0]
     pairs = _pairs(s0.H)
     keys = ("measured", "measured_se", "shared_noise", "shared_noise_se", "signal", "bound")
@@ -129,29 +131,32 @@ def _assemble(request: CovarianceRequest, per_angle: list[dict[str, Any]]) -> di
         for t, a in zip(request.thetas, per_angle, strict=False)
         for h, g in pairs
     ]
-    return {
-        "thetas": request.thetas[: len(per_angle)],
-        "points": points,
-        "hdi": [a["hdi"] for a in per_angle],
-        "pairs": series,
-        "mean_pair": mean,
-        "matrices": [{k: a[k].tolist() for k in keys} for a in per_angle],
-        "sigma2_over_n": s0.noise**2 / s0.n,
-        "constants": {
-            "L": lipschitz(s0.target),
-            "h": kernel_bandwidth(s0),
-            "n": s0.n,
-            "d_k": s0.d_k,
-            "G": "||G||_F^2 = sum_j cos^2(theta_j) (the right-hand side of (4.2); orthonormal heads)",
-            "p_K": "the N(0, I_d_k) density of a head's keys at each query's key, averaged as 1/p_K over queries",
-            "proportionality": 1.0,
+    return result_of(
+        CovarianceResult,
+        {
+            "thetas": request.thetas[: len(per_angle)],
+            "points": points,
+            "hdi": [a["hdi"] for a in per_angle],
+            "pairs": series,
+            "mean_pair": mean,
+            "matrices": [{k: a[k].tolist() for k in keys} for a in per_angle],
+            "sigma2_over_n": s0.noise**2 / s0.n,
+            "constants": {
+                "L": lipschitz(s0.target),
+                "h": kernel_bandwidth(s0),
+                "n": s0.n,
+                "d_k": s0.d_k,
+                "G": "||G||_F^2 = sum_j cos^2(theta_j) (the right-hand side of (4.2); orthonormal heads)",
+                "p_K": "the N(0, I_d_k) density of a head's keys at each query's key, averaged as 1/p_K over queries",
+                "proportionality": 1.0,
+            },
+            "base": request.base.canonical(),
+            "complete": len(per_angle) == len(request.thetas),
         },
-        "base": request.base.canonical(),
-        "complete": len(per_angle) == len(request.thetas),
-    }
+    )
 
 
-def run_covariance(request: CovarianceRequest, /, **hooks: Unpack[Hooks]) -> dict[str, Any]:
+def run_covariance(request: CovarianceRequest, /, **hooks: Unpack[Hooks]) -> CovarianceResult:
     """Every angle's measured covariance, its split and the lemma's bound, with progress and cancel."""
     device, dtype = resolve_device(hooks.get("device")), resolve_dtype(hooks.get("dtype"))
     progress, should_cancel, partial = hooks.get("progress"), hooks.get("should_cancel"), hooks.get("partial")

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.schemas.requests import overlap_by_projectors
+from headdiv.workers.schemas.results.reports import HdiReport
 
 Array = NDArray[np.float64]
 
@@ -64,7 +66,7 @@ def hdi_from_overlap(s: Array) -> float | None:
 
 def hdi(matrices: Sequence[Array]) -> float | None:
     """Head Diversity Index of docs/model.md section 6 (normalised overlap, not the paper's G / d_k)."""
-    return hdi_report(matrices, max_angle_pairs=0)["hdi"]
+    return hdi_report(matrices, max_angle_pairs=0).hdi
 
 
 PAIRWISE_HEADS = 32
@@ -117,7 +119,7 @@ def hdi_report(
     max_angle_pairs: int | None = None,
     max_angles: int | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
+) -> HdiReport:
     """HDI, the overlap matrix and principal angles (degrees) of each pair of head matrices.
 
     `max_angle_pairs` limits how many pairs get their angles listed, in row order (0, 1), (0, 2), ...
@@ -168,4 +170,4 @@ def hdi_report(
             f"principal angles are listed for the first {len(angles)} of {pairs} pairs, in row order (0, 1), "
             "(0, 2), ...; the HDI and the overlap matrix use every pair"
         )
-    return report
+    return result_of(HdiReport, report)

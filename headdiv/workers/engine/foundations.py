@@ -26,8 +26,11 @@ from typing import Any, Generic, TypeVar, cast
 import numpy as np
 import torch
 
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.schemas.fields import StrictModel
 from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.lessons import BudgetLesson, EntropyLesson, ScalingLesson, SoftmaxLesson
 
 # --------------------------------------------------------------------------------------------------
 # Small pure helpers
@@ -80,7 +83,7 @@ def entropy_nats(weights: np.ndarray) -> float:
 COSINE_DIMS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
-def scaling_lesson(query: ScalingQuery) -> dict[str, Any]:
+def scaling_lesson(query: ScalingQuery) -> ScalingLesson:
     """Unscaled vs scaled dot products at d_k, and cosine similarity's spread against d_k.
 
     For q, k with i.i.d. N(0, 1) entries, Var(q.k) = d_k and Var(q.k / sqrt(d_k)) = 1 exactly; the
@@ -116,32 +119,35 @@ def scaling_lesson(query: ScalingQuery) -> dict[str, Any]:
         curve["q05"].append(float(np.quantile(c, 0.05)))
         curve["q95"].append(float(np.quantile(c, 0.95)))
 
-    return {
-        "d_k": d,
-        "samples": query.samples,
-        "seed": query.seed,
-        "unscaled": {
-            "variance": float(dots_np.var()),
-            "theory_variance": float(d),
-            "mean": float(dots_np.mean()),
-            "histogram": unscaled_hist,
+    return result_of(
+        ScalingLesson,
+        {
+            "d_k": d,
+            "samples": query.samples,
+            "seed": query.seed,
+            "unscaled": {
+                "variance": float(dots_np.var()),
+                "theory_variance": float(d),
+                "mean": float(dots_np.mean()),
+                "histogram": unscaled_hist,
+            },
+            "scaled": {
+                "variance": float(scaled_np.var()),
+                "theory_variance": 1.0,
+                "mean": float(scaled_np.mean()),
+                "histogram": scaled_hist,
+            },
+            "cosine": {
+                "variance": float(cos_np.var()),
+                "theory_variance": 1.0 / d,
+                "histogram": _histogram(cos_np, query.bins, -1.0, 1.0),
+                "curve": curve,
+            },
         },
-        "scaled": {
-            "variance": float(scaled_np.var()),
-            "theory_variance": 1.0,
-            "mean": float(scaled_np.mean()),
-            "histogram": scaled_hist,
-        },
-        "cosine": {
-            "variance": float(cos_np.var()),
-            "theory_variance": 1.0 / d,
-            "histogram": _histogram(cos_np, query.bins, -1.0, 1.0),
-            "curve": curve,
-        },
-    }
+    )
 
 
-def softmax_lesson(query: SoftmaxQuery, *, curve_points: int = 81) -> dict[str, Any]:
+def softmax_lesson(query: SoftmaxQuery, *, curve_points: int = 81) -> SoftmaxLesson:
     """Boltzmann weights p_i proportional to exp(s_i / T), their entropy, and both temperature limits.
 
     As T -> infinity the weights tend to uniform (entropy log n); as T -> 0 they tend to the uniform
@@ -159,20 +165,23 @@ def softmax_lesson(query: SoftmaxQuery, *, curve_points: int = 81) -> dict[str, 
     z_shift = s.max() / query.temperature
     log_z = float(z_shift + np.log(np.exp(s / query.temperature - z_shift).sum()))
     mean_energy = float(-(w * s).sum())
-    return {
-        "scores": s.tolist(),
-        "temperature": query.temperature,
-        "weights": w.tolist(),
-        "entropy": entropy_nats(w),
-        "max_entropy": math.log(n),
-        "argmax_entropy": math.log(int(top.sum())),
-        "max_weight": float(w.max()),
-        "log_partition": log_z,
-        "mean_energy": mean_energy,
-        "free_energy": -query.temperature * log_z,
-        "limits": {"uniform": [1.0 / n] * n, "argmax": argmax_limit.tolist()},
-        "curve": {"temperature": temps.tolist(), "entropy": curve_entropy, "max_weight": curve_max},
-    }
+    return result_of(
+        SoftmaxLesson,
+        {
+            "scores": s.tolist(),
+            "temperature": query.temperature,
+            "weights": w.tolist(),
+            "entropy": entropy_nats(w),
+            "max_entropy": math.log(n),
+            "argmax_entropy": math.log(int(top.sum())),
+            "max_weight": float(w.max()),
+            "log_partition": log_z,
+            "mean_energy": mean_energy,
+            "free_energy": -query.temperature * log_z,
+            "limits": {"uniform": [1.0 / n] * n, "argmax": argmax_limit.tolist()},
+            "curve": {"temperature": temps.tolist(), "entropy": curve_entropy, "max_weight": curve_max},
+        },
+    )
 
 
 def _row_entropy(logits: torch.Tensor) -> torch.Tensor:
@@ -181,7 +190,7 @@ def _row_entropy(logits: torch.Tensor) -> torch.Tensor:
     return -(logp.exp() * logp).sum(dim=-1)
 
 
-def entropy_lesson(query: EntropyQuery) -> dict[str, Any]:
+def entropy_lesson(query: EntropyQuery) -> EntropyLesson:
     """Attention entropy of random heads for each H at fixed d_model.
 
     Per sample: X (seq_len x d_model) ~ N(0, 1); W_Q, W_K (d_model x d_model) ~ N(0, 1/d_model), so the
@@ -221,15 +230,18 @@ def entropy_lesson(query: EntropyQuery) -> dict[str, Any]:
                 "head_entropies": e[:2048].tolist(),
             }
         )
-    return {
-        "d_model": d,
-        "seq_len": n,
-        "samples": query.samples,
-        "seed": query.seed,
-        "scaled": query.scaled,
-        "max_entropy": math.log(n),
-        "points": per_h,
-    }
+    return result_of(
+        EntropyLesson,
+        {
+            "d_model": d,
+            "seq_len": n,
+            "samples": query.samples,
+            "seed": query.seed,
+            "scaled": query.scaled,
+            "max_entropy": math.log(n),
+            "points": per_h,
+        },
+    )
 
 
 def attention_params(d_model: int, *, bias: bool = True) -> int:
@@ -278,7 +290,7 @@ def _budget_row(d_model: int, H: int, n: int, bias: bool, nbytes: int) -> dict[s
     }
 
 
-def budget_lesson(query: BudgetQuery) -> dict[str, Any]:
+def budget_lesson(query: BudgetQuery) -> BudgetLesson:
     """The head budget table: the chosen layer, its curves against n, and the other divisors of d_model."""
     d, H, n = query.d_model, query.H, query.seq_len
     chosen = _budget_row(d, H, n, query.bias, query.bytes_per_value)
@@ -288,37 +300,42 @@ def budget_lesson(query: BudgetQuery) -> dict[str, Any]:
     if len(divisors) > 24:  # keep the table readable: powers of two plus the chosen H
         divisors = sorted({h for h in divisors if h & (h - 1) == 0} | {H})
     by_heads = [_budget_row(d, h, n, query.bias, query.bytes_per_value) for h in divisors]
-    return {
-        "chosen": chosen,
-        "params_formula": "4 d_model^2 + 4 d_model" if query.bias else "4 d_model^2",
-        "by_length": by_length,
-        "by_heads": by_heads,
-    }
+    return result_of(
+        BudgetLesson,
+        {
+            "chosen": chosen,
+            "params_formula": "4 d_model^2 + 4 d_model" if query.bias else "4 d_model^2",
+            "by_length": by_length,
+            "by_heads": by_heads,
+        },
+    )
 
 
 QueryT = TypeVar("QueryT", bound=StrictModel)
+AnswerT = TypeVar("AnswerT", bound=ResultModel)
 
 
 @dataclass(frozen=True)
-class LessonRunner(Generic[QueryT]):
-    """A lesson's query model and the function that answers it (mypy checks the pair)."""
+class LessonRunner(Generic[QueryT, AnswerT]):
+    """A lesson's query model, its answer's model and the function that answers it."""
 
     query: type[QueryT]
-    answer: Callable[[QueryT], dict[str, Any]]
+    result: type[AnswerT]
+    answer: Callable[[QueryT], AnswerT]
 
 
-LESSON_RUNNERS: tuple[LessonRunner[Any], ...] = (
-    LessonRunner(ScalingQuery, scaling_lesson),
-    LessonRunner(SoftmaxQuery, softmax_lesson),
-    LessonRunner(EntropyQuery, entropy_lesson),
-    LessonRunner(BudgetQuery, budget_lesson),
+LESSON_RUNNERS: tuple[LessonRunner[Any, Any], ...] = (
+    LessonRunner(ScalingQuery, ScalingLesson, scaling_lesson),
+    LessonRunner(SoftmaxQuery, SoftmaxLesson, softmax_lesson),
+    LessonRunner(EntropyQuery, EntropyLesson, entropy_lesson),
+    LessonRunner(BudgetQuery, BudgetLesson, budget_lesson),
 )
 """One entry per lesson of `headdiv.workers.schemas.lessons.LESSONS` (a test checks the two agree)."""
 
 
-def lesson_runner(query: QueryT) -> Callable[[QueryT], dict[str, Any]]:
+def lesson_runner(query: QueryT) -> Callable[[QueryT], ResultModel]:
     """The function answering `query`'s lesson (a KeyError names a query model with none: a bug, not input)."""
     for entry in LESSON_RUNNERS:
         if isinstance(query, entry.query):
-            return cast(Callable[[QueryT], dict[str, Any]], entry.answer)
+            return cast(Callable[[QueryT], ResultModel], entry.answer)
     raise KeyError(f"no lesson answers {type(query).__name__}")

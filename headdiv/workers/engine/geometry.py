@@ -20,6 +20,7 @@ from headdiv.workers.engine.diversity import hdi_from_overlap, hdi_report
 from headdiv.workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
+from headdiv.workers.schemas.results.common import AnglePair
 
 MAX_ANGLE_PAIRS = 28
 """Principal angles are listed for the pairs among the first 8 heads; HDI uses every pair."""
@@ -99,9 +100,8 @@ class DenseGeometry(Dense):
         np.fill_diagonal(s, 1.0)
         return np.asarray(s)
 
-    def principal_angles_deg(self, max_pairs: int = MAX_ANGLE_PAIRS) -> list[dict[str, Any]]:
-        report = hdi_report(self.dense()[: min(self.H, 8)], max_angle_pairs=max_pairs)
-        return list(report["principal_angles_deg"])
+    def principal_angles_deg(self, max_pairs: int = MAX_ANGLE_PAIRS) -> list[AnglePair]:
+        return hdi_report(self.dense()[: min(self.H, 8)], max_angle_pairs=max_pairs).principal_angles_deg
 
     def big_head_basis(self, tol: float = 1e-10) -> np.ndarray:
         """Orthonormal basis (p x D) of the sum of all heads' subspaces."""

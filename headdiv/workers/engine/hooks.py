@@ -7,9 +7,11 @@ runner's record and passes them down; the engine never imports the job protocol.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypedDict, TypeVar, Unpack
+from typing import Protocol, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
+
+from headdiv.workers.schemas.results.common import ResultModel
 
 
 class Hooks(TypedDict, total=False):
@@ -21,14 +23,15 @@ class Hooks(TypedDict, total=False):
     """Polled between steps; True stops the run with `JobCancelled`."""
     device: str | None
     dtype: str | None
-    partial: Callable[[dict[str, Any]], None] | None
+    partial: Callable[[ResultModel], None] | None
     """A kind not made of cells hears its result so far (what a running job shows as `partial`)."""
 
 
 RequestT = TypeVar("RequestT", bound=BaseModel, contravariant=True)
+ResultT = TypeVar("ResultT", bound=ResultModel, covariant=True)
 
 
-class Runner(Protocol[RequestT]):
-    """Computes one job of a kind not made of cells: its validated request in, its result out."""
+class Runner(Protocol[RequestT, ResultT]):
+    """Computes one job of a kind not made of cells: its validated request in, its result model out."""
 
-    def __call__(self, request: RequestT, /, **hooks: Unpack[Hooks]) -> dict[str, Any]: ...
+    def __call__(self, request: RequestT, /, **hooks: Unpack[Hooks]) -> ResultT: ...

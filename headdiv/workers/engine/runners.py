@@ -1,8 +1,10 @@
-"""The engine's table of runners: each job kind not made of cells, as its request model and the one
-function that computes it. Cell kinds are simulated cell by cell and assembled by `assemble.ASSEMBLERS`.
+"""The engine's table of runners: each job kind not made of cells, as its request model, its result model
+and the one function that computes the one from the other. Cell kinds are simulated cell by cell and
+assembled by `assemble.ASSEMBLERS`.
 
-The torch-free job table (`headdiv.workers.jobs.kinds`) names request models only; a test checks that
-every kind has exactly one runner or assembler here, so no function is ever looked up by its name.
+The torch-free job table (`headdiv.workers.jobs.kinds`) names the request and result models only; a test
+checks that every kind has exactly one runner or assembler here, with the same models, so no function is
+ever looked up by its name.
 """
 
 from __future__ import annotations
@@ -16,28 +18,32 @@ from headdiv.workers.engine.covariance import run_covariance
 from headdiv.workers.engine.hooks import Runner
 from headdiv.workers.engine.training import run_training
 from headdiv.workers.schemas import CovarianceRequest
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.labs import CovarianceResult, TrainingResult
 from headdiv.workers.schemas.training import TrainingRequest
 
 RequestT = TypeVar("RequestT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=ResultModel)
 
 
 @dataclass(frozen=True)
-class RunnerEntry(Generic[RequestT]):
-    """A request model and its runner; mypy checks that the runner takes that very model."""
+class RunnerEntry(Generic[RequestT, ResultT]):
+    """A request model, its result model and its runner; mypy checks that the runner maps the one to the other."""
 
     request: type[RequestT]
-    run: Runner[RequestT]
+    result: type[ResultT]
+    run: Runner[RequestT, ResultT]
 
 
-RUNNERS: tuple[RunnerEntry[Any], ...] = (
-    RunnerEntry(CovarianceRequest, run_covariance),
-    RunnerEntry(TrainingRequest, run_training),
+RUNNERS: tuple[RunnerEntry[Any, Any], ...] = (
+    RunnerEntry(CovarianceRequest, CovarianceResult, run_covariance),
+    RunnerEntry(TrainingRequest, TrainingResult, run_training),
 )
 
 
-def runner_for(request: RequestT) -> Runner[RequestT]:
+def runner_for(request: RequestT) -> Runner[RequestT, ResultModel]:
     """The runner of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
     for entry in RUNNERS:
         if isinstance(request, entry.request):
-            return cast(Runner[RequestT], entry.run)
+            return cast(Runner[RequestT, ResultModel], entry.run)
     raise KeyError(f"no engine runner for {type(request).__name__}")

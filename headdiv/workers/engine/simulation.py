@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,8 +13,9 @@ from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import Draws, run_draws
-from headdiv.workers.errors import EngineError
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.results.simulation import SimulationResult
 from headdiv.workers.schemas.weightings import WEIGHTINGS
 from headdiv.workers.settings import get_engine_settings
 
@@ -43,11 +43,10 @@ Direct = dict[str, tuple[float, float]]
 
 
 def _weightings(s: Scenario, m: dec.Moments, draws: Draws) -> tuple[dict[str, Any], dict[str, np.ndarray], Direct]:
-    """Every registered scheme's weights, decomposition and MSE standard error on these draws (so its MSE
-    is shown to the precision the draws support), the fixed schemes' alphas, and every scheme's direct MSE
-    (the chosen scheme's is the result's own, computed once here)."""
+    """Every registered scheme's weights, decomposition, MSE standard error on these draws (so its MSE
+    is shown to the precision the draws support) and parameter scan, the fixed schemes' alphas, and every
+    scheme's direct MSE (the chosen scheme's is the result's own, computed once here)."""
     out: dict[str, Any] = {}
-    extras: dict[str, Any] = {}
     alphas: dict[str, np.ndarray] = {}
     direct: Direct = {}
     for w in WEIGHTINGS:
@@ -63,25 +62,14 @@ def _weightings(s: Scenario, m: dec.Moments, draws: Draws) -> tuple[dict[str, An
             alphas[w.name] = alpha = scheme.alpha(m)
             direct[w.name] = dec.direct_mse(draws.estimates, draws.truth, alpha)
             out[w.name] = {"alpha": alpha.tolist(), **m.terms(alpha), "mse_se": direct[w.name][1]}
-        extras.update(scheme.extras(m))
-    return {**out, **extras}, alphas, direct
-
-
-def _finite(value: Any, where: str) -> Any:
-    """Fail loudly rather than hand NaN to a cache or a chart."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise EngineError(f"the simulation produced a non-finite {where}; try a larger bandwidth or temperature")
-    if isinstance(value, dict):
-        return {k: _finite(v, f"{where}.{k}" if where else k) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v, where) for v in value]
-    return value
+        out[w.name]["scan"] = scheme.scan(m)
+    return out, alphas, direct
 
 
 def simulate(
     scenario: Scenario | dict[str, Any], *, device: str | None = None, dtype: str | None = None
-) -> dict[str, Any]:
-    """Run the Monte Carlo of `scenario` and return the JSON-ready result (keys listed in docs/api.md)."""
+) -> SimulationResult:
+    """Run the Monte Carlo of `scenario` and return its result."""
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     return next(simulate_many([s], device=device, dtype=dtype))[1]
 
@@ -131,7 +119,7 @@ def simulate_many(
     dtype: str | None = None,
     should_cancel: Callable[[], bool] | None = None,
     progress: Callable[[float], None] | None = None,
-) -> Iterator[tuple[int, dict[str, Any]]]:
+) -> Iterator[tuple[int, SimulationResult]]:
     """Simulate every scenario, batching those that share the NW step's shapes; yields (index, result) as
     each batch finishes. `progress` receives the fraction of the total work done (inside batches too)."""
     dev, dt = resolve_device(device), resolve_dtype(dtype)
@@ -160,7 +148,7 @@ def simulate_many(
 
 def _result(
     s: Scenario, geometry: HeadLayout, draws: Draws, dev: torch.device, dt: torch.dtype, seconds: float
-) -> dict[str, Any]:
+) -> SimulationResult:
     """Every number of docs/model.md sections 4-6 from one scenario's draws (float64 NumPy)."""
     started = time.perf_counter()
     m = dec.moments(draws.estimates, draws.truth)
@@ -222,6 +210,5 @@ def _result(
         "dtype": str(dt).removeprefix("torch."),
         "notes": notes,
     }
-    result = _finite(result, "")
     result["seconds"] = seconds + time.perf_counter() - started
-    return result
+    return result_of(SimulationResult, result)  # a non-finite number fails here, never reaches a cache

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog, nnls
 
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.schemas import TheoryQuery
+from headdiv.workers.schemas.results.reports import TheoryReport
 
 N_GRID = sorted({round(float(v)) for v in np.logspace(1, 9, 33)})
 BUDGET_GRID = [2**k for k in range(0, 15)]
@@ -48,7 +49,7 @@ def _jsonable(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def architecture_theory(query: TheoryQuery) -> dict[str, Any]:
+def architecture_theory(query: TheoryQuery) -> TheoryReport:
     """Objective at every split of the budget, its minimiser, and the d_k*(n), H*(D) curves."""
     n, budget, c1, c2 = query.n, query.budget, query.c1, query.c2
     candidates = [
@@ -57,21 +58,24 @@ def architecture_theory(query: TheoryQuery) -> dict[str, Any]:
     h_best, d_best, _ = best_split(n, budget, c1, c2)
     ns = sorted(set(N_GRID) | {n})
     budgets = sorted(set(BUDGET_GRID) | {budget})
-    return {
-        "n": n,
-        "budget": budget,
-        "c1": c1,
-        "c2": c2,
-        "candidates": candidates,
-        "best": {"H": h_best, "d_k": d_best},
-        "dk_star_vs_n": {
-            "n": ns,
-            "d_k": [best_split(v, budget, c1, c2)[1] for v in ns],
-            "stated_rate": [math.log(v) ** (2 / (4 + STATED_RATE_D)) for v in ns],
-            "stated_rate_d": STATED_RATE_D,
+    return result_of(
+        TheoryReport,
+        {
+            "n": n,
+            "budget": budget,
+            "c1": c1,
+            "c2": c2,
+            "candidates": candidates,
+            "best": {"H": h_best, "d_k": d_best},
+            "dk_star_vs_n": {
+                "n": ns,
+                "d_k": [best_split(v, budget, c1, c2)[1] for v in ns],
+                "stated_rate": [math.log(v) ** (2 / (4 + STATED_RATE_D)) for v in ns],
+                "stated_rate_d": STATED_RATE_D,
+            },
+            "h_star_vs_budget": {"budget": budgets, "H": [best_split(n, b, c1, c2)[0] for b in budgets]},
         },
-        "h_star_vs_budget": {"budget": budgets, "H": [best_split(n, b, c1, c2)[0] for b in budgets]},
-    }
+    )
 
 
 NEGLIGIBLE_SHARE = 0.01

@@ -26,12 +26,15 @@ from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.diversity import hdi_report
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.hooks import Hooks
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.engine.sampling import derive_seed, query_points, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
 from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.geometries import Blocks
 from headdiv.workers.schemas.kernels import KERNELS
+from headdiv.workers.schemas.results.labs import TrainingResult
+from headdiv.workers.schemas.results.reports import HdiReport
 from headdiv.workers.schemas.training import BACKWARD_FACTOR, INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
 
 TRAINING_QUERIES = 4
@@ -176,15 +179,15 @@ def _evaluate(
     m = moments(est, truth.to("cpu", torch.float64).numpy())
     terms = {**m.terms(alpha), "mse_se": direct_mse(est, truth.to("cpu", torch.float64).numpy(), alpha)[1]}
     try:
-        report = hdi_report(list(w), max_angle_pairs=LISTED_ANGLE_PAIRS)
+        report: HdiReport | None = hdi_report(list(w), max_angle_pairs=LISTED_ANGLE_PAIRS)
     except ValueError:  # a free head lost rank: its subspace is undefined
-        report = {"hdi": None, "overlap_matrix": None, "principal_angles_deg": None}
+        report = None
     return {
         **terms,
         "effective_heads": effective_heads(m, alpha),
-        "hdi": report["hdi"],
-        "overlap": report["overlap_matrix"],
-        "angles": report["principal_angles_deg"],
+        "hdi": report.hdi if report else None,
+        "overlap": report.overlap_matrix if report else None,
+        "angles": report.principal_angles_deg if report else None,
         "norms": np.linalg.norm(w, axis=(1, 2)).tolist(),
         "alpha": alpha.tolist(),
     }
@@ -208,7 +211,7 @@ RECORDED = (
 """The per-record arrays of a result, aligned on `steps`."""
 
 
-def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> dict[str, Any]:
+def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> TrainingResult:
     """Train, recording at step 0, every `record_every` steps and at the end; `partial` hears the result
     recorded so far after each record (the running job's partial result)."""
     progress, should_cancel, partial = hooks.get("progress"), hooks.get("should_cancel"), hooks.get("partial")
@@ -254,7 +257,7 @@ def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> dict[str, A
                 result[key].append(record[key])
             losses = []
             if partial is not None:
-                partial({**result, **_describe(req, p)})
+                partial(result_of(TrainingResult, {**result, **_describe(req, p)}))
         if t == req.steps:
             break
         optimizer.zero_grad(set_to_none=True)
@@ -268,7 +271,7 @@ def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> dict[str, A
     if progress is not None:
         progress(1.0)
     final = heads.wk.detach().to("cpu", torch.float64).numpy()
-    return {**result, **_describe(req, p), "final_heads": final.tolist()}
+    return result_of(TrainingResult, {**result, **_describe(req, p), "final_heads": final.tolist()})
 
 
 def _describe(req: TrainingRequest, p: int) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from headdiv.workers.jobs.kinds import JobKind
 from headdiv.workers.jobs.state import CellCount
 from headdiv.workers.schemas.metrics import CellSummary
 from headdiv.workers.schemas.requests import CellsRequest
+from headdiv.workers.schemas.results.common import ResultModel
 
 
-def assemble(request: BaseModel, summaries: list[CellSummary | None]) -> dict[str, Any]:
+def assemble(request: BaseModel, summaries: list[CellSummary | None]) -> ResultModel:
     """A multi-cell job's result from its cells' summaries (None for a cell not done yet)."""
     from headdiv.workers.engine.assemble import assembler_for
 
@@ -37,5 +38,5 @@ def snapshot(
     summaries = cached_summaries(cache, ids) if ids is not None else expand(request, cache).summaries
     done = sum(s is not None for s in summaries)
     count = CellCount(total=len(summaries), done=done, from_cache=done if from_cache is None else min(from_cache, done))
-    partial = assemble(request, summaries) if not kind.single_cell and done else None
+    partial = assemble(request, summaries).model_dump(mode="json") if not kind.single_cell and done else None
     return count, partial

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -22,6 +21,7 @@ from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.metrics import CELL_SUMMARY, CellSummary
+from headdiv.workers.schemas.results.simulation import SimulationResult
 
 
 def cell_id(s: Scenario) -> str:
@@ -33,11 +33,11 @@ def summary_key(cell: str) -> str:
     return f"{cell}.summary"
 
 
-def summarize(result: dict[str, Any]) -> CellSummary:
-    return {k: result.get(k) for k in CELL_SUMMARY}
+def summarize(result: SimulationResult) -> CellSummary:
+    return {k: getattr(result, k) for k in CELL_SUMMARY}
 
 
-def store(cache: ResultCache, cell: str, result: dict[str, Any]) -> tuple[bytes, CellSummary]:
+def store(cache: ResultCache, cell: str, result: SimulationResult) -> tuple[bytes, CellSummary]:
     """Cache a computed cell: its full result and its summary. Returns the encoded result and the summary."""
     raw = encode_result(result)
     summary = summarize(result)
@@ -54,7 +54,7 @@ def cached_summaries(cache: ResultCache, ids: list[str]) -> list[CellSummary | N
     lost = [k for k, s in enumerate(summaries) if s is None]
     for k, raw in zip(lost, cache.get_many([ids[k] for k in lost]), strict=True):
         if raw is not None:
-            summaries[k] = summarize(json.loads(raw))
+            summaries[k] = summarize(SimulationResult.model_validate_json(raw))
             cache.set(summary_key(ids[k]), encode_result(summaries[k]))  # type: ignore[arg-type]
     return summaries
 

@@ -26,6 +26,10 @@ from headdiv.workers.schemas import (
     SurfaceRequest,
 )
 from headdiv.workers.schemas.requests import CellsRequest
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.labs import CovarianceResult, TrainingResult
+from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.workers.schemas.training import TrainingRequest
 
 
@@ -35,6 +39,8 @@ class JobKind:
     """The kind's id: part of every job id, and `kind` in a queued job's record."""
     request: type[BaseModel]
     """The body's model; its docstring is the kind's summary, its schema's first example the docs' example."""
+    result: type[ResultModel]
+    """The model of its result (and of a running job's partial result), as the engine builds it."""
     path: str
     """The route under /api/v1 that submits it."""
     command: str
@@ -71,12 +77,12 @@ class JobKind:
 JOB_KINDS: dict[str, JobKind] = {
     kind.name: kind
     for kind in (
-        JobKind("simulation", Scenario, "/simulations", "simulate"),
-        JobKind("surface", SurfaceRequest, "/surfaces", "surface"),
-        JobKind("architecture", ArchitectureRequest, "/architectures", "architecture"),
-        JobKind("diversity_sweep", DiversitySweepRequest, "/sweeps/diversity", "sweep"),
-        JobKind("covariance", CovarianceRequest, "/labs/covariance", "covariance"),
-        JobKind("training", TrainingRequest, "/trainings", "train"),
+        JobKind("simulation", Scenario, SimulationResult, "/simulations", "simulate"),
+        JobKind("surface", SurfaceRequest, SurfaceResult, "/surfaces", "surface"),
+        JobKind("architecture", ArchitectureRequest, ArchitectureResult, "/architectures", "architecture"),
+        JobKind("diversity_sweep", DiversitySweepRequest, DiversitySweepResult, "/sweeps/diversity", "sweep"),
+        JobKind("covariance", CovarianceRequest, CovarianceResult, "/labs/covariance", "covariance"),
+        JobKind("training", TrainingRequest, TrainingResult, "/trainings", "train"),
     )
 }
 

@@ -10,7 +10,6 @@ submitter hands them over.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.state import CellCount, JobError, JobState
 from headdiv.workers.schemas.metrics import CellSummary
+from headdiv.workers.schemas.results.common import ResultModel
 
 if TYPE_CHECKING:
     from headdiv.workers.engine.hooks import Hooks
@@ -125,7 +125,7 @@ def _compute(job: JobRun, cache: ResultCache, record: _Record, hooks: Hooks) -> 
     def cell_done(k: int, summary: CellSummary) -> None:
         summaries[k] = summary
         done = min(count.total, (record.state.cells or count).done + 1)  # a re-simulated cell counts once
-        partial = None if single else assemble(job.request, summaries)
+        partial = None if single else assemble(job.request, summaries).model_dump(mode="json")
         record.update(cells=count.model_copy(update={"done": done}), partial=partial)
 
     raw = fill_cells(cells, summaries, cache, cell_done, work)
@@ -139,17 +139,17 @@ def _compute(job: JobRun, cache: ResultCache, record: _Record, hooks: Hooks) -> 
     return encode_result(assemble(job.request, summaries))
 
 
-def _run_engine(job: JobRun, record: _Record, hooks: Hooks) -> dict[str, Any]:
+def _run_engine(job: JobRun, record: _Record, hooks: Hooks) -> ResultModel:
     """A kind not made of cells: its engine runner, whose result so far is published a few times a second."""
     from headdiv.workers.engine.runners import runner_for  # only where jobs run: torch is loaded here
 
     last = [0.0]
 
-    def partial(result: dict[str, Any]) -> None:
+    def partial(result: ResultModel) -> None:
         now = time.monotonic()
         if now - last[0] >= PARTIAL_EVERY_S:
             last[0] = now
-            record.update(partial=json.loads(encode_result(result)))
+            record.update(partial=result.model_dump(mode="json"))
 
     hooks = {**hooks, "partial": partial}
     return runner_for(job.request)(job.request, **hooks)
@@ -194,9 +194,9 @@ def fill_cells(
 
 def run_job(
     kind: str, payload: BaseModel | dict[str, Any], cache: ResultCache | None = None, **hooks: Unpack[Hooks]
-) -> dict[str, Any]:
-    """Compute one job here and return its result (a throwaway in-memory cache unless one is given); what
-    the job raised is raised (the command line and tests)."""
+) -> ResultModel:
+    """Compute one job here and return its result model (a throwaway in-memory cache unless one is given);
+    what the job raised is raised (the command line and tests)."""
     from headdiv.workers.jobs.cache.memory import MemoryCache
 
     found = job_kind(kind)
@@ -205,6 +205,5 @@ def run_job(
     state = run_and_publish(
         job, cache if cache is not None else MemoryCache(1 << 30), lambda state: None, failure=None, **hooks
     )
-    assert state.result is not None or state._result_json is not None
-    result: dict[str, Any] = json.loads(state.to_json())["result"]
-    return result
+    assert state._result_json is not None
+    return found.result.model_validate_json(state._result_json)

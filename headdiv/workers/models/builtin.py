@@ -15,6 +15,7 @@ from typing import Any
 
 from headdiv.workers.models.model_hdi import model_hdi
 from headdiv.workers.schemas.builtin_models import BUILTINS
+from headdiv.workers.schemas.results.reports import BuiltinModel, ModelHeadsReport
 
 
 def _package_dir(package: str) -> Path | None:
@@ -44,9 +45,9 @@ def builtin_files(name: str) -> tuple[Path, dict[str, Any]] | None:
     return root / spec.weights, config
 
 
-def list_builtins() -> list[dict[str, Any]]:
+def list_builtins() -> list[BuiltinModel]:
     """Every known built-in with whether it is installed, and its shape when it is."""
-    out = []
+    out: list[BuiltinModel] = []
     for name, spec in BUILTINS.items():
         found = builtin_files(name)
         entry: dict[str, Any] = {
@@ -64,12 +65,12 @@ def list_builtins() -> list[dict[str, Any]]:
                 num_heads=config.get("num_attention_heads"),
                 d_model=config.get("hidden_size"),
             )
-        out.append(entry)
+        out.append(BuiltinModel.model_validate(entry))
     return out
 
 
 @lru_cache(maxsize=8)
-def builtin_hdi(name: str, seed: int = 0) -> dict[str, Any]:
+def builtin_hdi(name: str, seed: int = 0) -> ModelHeadsReport:
     """Per-layer HDI of an installed built-in (cached: the weights never change).
 
     Raises KeyError for an unknown name and LookupError when its package is not installed.

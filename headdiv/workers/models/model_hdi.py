@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 
 from headdiv.workers.engine.diversity import hdi, hdi_report
+from headdiv.workers.engine.results import result_of
 from headdiv.workers.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.models.clusters import head_clusters, query_groups
 from headdiv.workers.models.head_counts import resolve_head_counts
 from headdiv.workers.models.heads import split_gpt2_c_attn, split_heads
 from headdiv.workers.models.naming import LayerTensors, detect_layout
 from headdiv.workers.models.safetensors_file import Source, open_safetensors
+from headdiv.workers.schemas.results.reports import HdiReport, ModelHeadsReport
 
 MAX_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
@@ -48,7 +50,7 @@ def _layer_heads(style: str, lt: LayerTensors, mats: dict[str, np.ndarray]) -> t
     return mats[lt.query], mats[lt.key]
 
 
-def _hdi_or_error(what: str, heads: list[np.ndarray], **kwargs: Any) -> dict[str, Any]:
+def _hdi_or_error(what: str, heads: list[np.ndarray], **kwargs: Any) -> HdiReport:
     try:
         return hdi_report(heads, **kwargs)
     except ValueError as exc:
@@ -63,7 +65,7 @@ def model_hdi(
     seed: int = 0,
     model: str | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
+) -> ModelHeadsReport:
     """Per-layer key/query HDI of a safetensors file (a path or an open binary file); raises
     ModelFileError saying what is wrong.
 
@@ -91,17 +93,20 @@ def model_hdi(
             )
     if model is None:
         model = os.path.basename(os.fspath(source)) if isinstance(source, str | os.PathLike) else "upload.safetensors"
-    return {
-        "model": model,
-        "style": layout.style,
-        "num_heads": counts.num_heads,
-        "num_kv_heads": counts.num_kv_heads,
-        "d_model": layout.d_model,
-        "d_k": counts.d_k,
-        "seed": seed,
-        "expected_random_hdi": (1.0 - counts.d_k / layout.d_model) if counts.num_kv_heads > 1 else None,
-        "layers": layers,
-    }
+    return result_of(
+        ModelHeadsReport,
+        {
+            "model": model,
+            "style": layout.style,
+            "num_heads": counts.num_heads,
+            "num_kv_heads": counts.num_kv_heads,
+            "d_model": layout.d_model,
+            "d_k": counts.d_k,
+            "seed": seed,
+            "expected_random_hdi": (1.0 - counts.d_k / layout.d_model) if counts.num_kv_heads > 1 else None,
+            "layers": layers,
+        },
+    )
 
 
 def _measure_layer(
@@ -121,14 +126,14 @@ def _measure_layer(
     return {
         "layer": lt.layer,
         "name": lt.stem,
-        "key_hdi": key["hdi"],
-        "query_hdi": query["hdi"],
+        "key_hdi": key.hdi,
+        "query_hdi": query.hdi,
         "random_hdi": random_subspace_hdi(num_kv_heads, d_model, key_heads[0].shape[1], seed=seed, layer=lt.layer),
-        "key_overlap": key["overlap_matrix"],
-        "key_principal_angles_deg": key["principal_angles_deg"],
-        "query_overlap": query["overlap_matrix"],
+        "key_overlap": key.overlap_matrix,
+        "key_principal_angles_deg": key.principal_angles_deg,
+        "query_overlap": query.overlap_matrix,
         "clusters": {
-            "key": head_clusters(np.asarray(key["overlap_matrix"])),
-            "query": head_clusters(np.asarray(query["overlap_matrix"]), query_groups(num_heads, num_kv_heads)),
+            "key": head_clusters(np.asarray(key.overlap_matrix)),
+            "query": head_clusters(np.asarray(query.overlap_matrix), query_groups(num_heads, num_kv_heads)),
         },
     }

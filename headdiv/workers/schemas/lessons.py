@@ -15,6 +15,8 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, ConfigDict, Field, Strict, field_validator, model_validator
 
 from headdiv.workers.schemas.fields import Bool, Float, Int, Seed, StrictModel, only_numbers
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.lessons import BudgetLesson, EntropyLesson, ScalingLesson, SoftmaxLesson
 
 MAX_SCALING_WORK = 2_000_000
 """samples * d_k of the scaling lesson: about 20 ms of random numbers on one core."""
@@ -142,6 +144,8 @@ class Lesson:
     name: str
     query: type[StrictModel]
     """Its query model; the engine's `foundations.LESSON_RUNNERS` holds the one function answering it."""
+    answer: type[ResultModel]
+    """Its answer's model."""
     summary: str
 
 
@@ -154,21 +158,25 @@ LESSONS: dict[str, Lesson] = {
         Lesson(
             "scaling",
             ScalingQuery,
+            ScalingLesson,
             "Unscaled vs scaled dot products, cosine similarity against d_k",
         ),
         Lesson(
             "softmax",
             SoftmaxQuery,
+            SoftmaxLesson,
             "Softmax as a Boltzmann distribution at temperature T",
         ),
         Lesson(
             "entropy",
             EntropyQuery,
+            EntropyLesson,
             "Attention entropy of random heads against H at fixed d_model",
         ),
         Lesson(
             "budget",
             BudgetQuery,
+            BudgetLesson,
             "Parameters, FLOPs and attention memory of one attention layer",
         ),
     )

@@ -22,9 +22,10 @@ from pydantic import Field
 
 from headdiv.workers.schemas.fields import Float, Slider, Sweep
 from headdiv.workers.schemas.registry import Choice, Registry
+from headdiv.workers.schemas.results.common import ParamScan
 
 RHO_GRID = np.round(np.linspace(0.05, 1.0, 20), 4)
-"""The values of rho along which geometric weights are scanned (`best_rho`, `rho_curve`)."""
+"""The values of rho along which geometric weights are scanned (their `scan` in a simulation's result)."""
 
 
 class ErrorMoments(Protocol):
@@ -68,9 +69,9 @@ class Weighting(Choice):
         """Per-draw weights over heads (dim -2) from the attention sums."""
         raise NotImplementedError
 
-    def extras(self, m: ErrorMoments) -> dict[str, Any]:
-        """Further numbers this scheme adds to the result's `weightings`."""
-        return {}
+    def scan(self, m: ErrorMoments) -> ParamScan | None:
+        """The MSE along a grid of this scheme's parameter, for a scheme that has one."""
+        return None
 
 
 class FixedWeights(Weighting):
@@ -150,15 +151,13 @@ class Geometric(FixedWeights):
     def alpha(self, m: ErrorMoments) -> np.ndarray:
         return geometric(m.head_mse, self.rho)
 
-    def extras(self, m: ErrorMoments) -> dict[str, Any]:
+    def scan(self, m: ErrorMoments) -> ParamScan:
         """MSE of geometric weights along RHO_GRID (alpha^T M alpha for all of them in one product), and the
         best rho on it."""
         alphas = np.stack([geometric(m.head_mse, float(r)) for r in RHO_GRID])
         mse = np.einsum("kh,hg,kg->k", alphas, m.error_second_moment, alphas)
-        return {
-            "best_rho": float(RHO_GRID[int(np.argmin(mse))]),
-            "rho_curve": {"rho": RHO_GRID.tolist(), "mse": mse.tolist()},
-        }
+        best = float(RHO_GRID[int(np.argmin(mse))])
+        return ParamScan(param="rho", values=RHO_GRID.tolist(), mse=mse.tolist(), best=best)
 
 
 @WEIGHTINGS.register("fibonacci", "Fibonacci")

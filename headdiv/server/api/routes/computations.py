@@ -14,10 +14,10 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from headdiv.server.api.deps import BackendDep, SettingsDep
-from headdiv.server.api.responses import JOB_RESPONSES, Until, UntilQuery, WaitQuery, client_of, submit
+from headdiv.server.api.responses import Until, UntilQuery, WaitQuery, client_of, job_responses, submit
 from headdiv.workers.jobs.kinds import JOB_KINDS, JobKind
 
-router = APIRouter(tags=["jobs"], responses=JOB_RESPONSES)
+router = APIRouter(tags=["jobs"])
 
 
 def _endpoint(kind: JobKind) -> Callable[..., Awaitable[Response]]:
@@ -40,4 +40,6 @@ def _endpoint(kind: JobKind) -> Callable[..., Awaitable[Response]]:
 
 
 for _kind in JOB_KINDS.values():
-    router.add_api_route(_kind.path, _endpoint(_kind), methods=["POST"], summary=_kind.summary)
+    router.add_api_route(
+        _kind.path, _endpoint(_kind), methods=["POST"], summary=_kind.summary, responses=job_responses(_kind)
+    )

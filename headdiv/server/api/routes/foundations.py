@@ -17,12 +17,13 @@ from fastapi import APIRouter, Query
 from headdiv.server.api.query_text import from_query_text
 from headdiv.workers import reports
 from headdiv.workers.schemas.lessons import LESSONS, Lesson
+from headdiv.workers.schemas.results.common import ResultModel
 
 router = APIRouter(prefix="/foundations", tags=["foundations"])
 
 
-def _endpoint(lesson: Lesson, method: str) -> Callable[..., dict[str, Any]]:
-    def answer(query: Any) -> dict[str, Any]:
+def _endpoint(lesson: Lesson, method: str) -> Callable[..., ResultModel]:
+    def answer(query: Any) -> ResultModel:
         return reports.lesson(query)
 
     # GET reads the model from the query string, POST from the body.
@@ -38,5 +39,9 @@ def _endpoint(lesson: Lesson, method: str) -> Callable[..., dict[str, Any]]:
 for _lesson in LESSONS.values():
     for _method in ("GET", "POST"):
         router.add_api_route(
-            f"/{_lesson.name}", _endpoint(_lesson, _method), methods=[_method], summary=_lesson.summary
+            f"/{_lesson.name}",
+            _endpoint(_lesson, _method),
+            methods=[_method],
+            summary=_lesson.summary,
+            response_model=_lesson.answer,
         )

@@ -9,7 +9,6 @@ busy), under `hdi_timeout_s`, and stops when its client goes away.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from headdiv.workers import reports
 from headdiv.workers.errors import EngineError
 from headdiv.workers.schemas import HDIRequest
 from headdiv.workers.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
+from headdiv.workers.schemas.results.reports import HdiReport
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["diversity"], responses=ERROR_RESPONSES)
@@ -48,14 +48,19 @@ def _refuse(reason: str) -> Response:
     return JSONResponse(body, status_code=422)
 
 
-@router.post("/hdi", summary="HDI, overlap matrix and principal angles of head matrices", responses=BUSY)
+@router.post(
+    "/hdi",
+    summary="HDI, overlap matrix and principal angles of head matrices",
+    responses=BUSY,
+    response_model=HdiReport,
+)
 async def post_hdi(body: HDIRequest, request: Request) -> Any:
     def compute(should_stop: Callable[[], bool]) -> bytes:
         matrices = [np.asarray(m, dtype=np.float64) for m in body.matrices]
         report = reports.hdi(
             matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES, should_stop=should_stop
         )
-        return json.dumps(report, allow_nan=False, separators=(",", ":")).encode()
+        return report.model_dump_json().encode()
 
     try:
         content = await _work(request).run(request, compute)

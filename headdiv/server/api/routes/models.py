@@ -27,6 +27,7 @@ from headdiv.workers import reports
 from headdiv.workers.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.schemas.builtin_models import BUILTINS
 from headdiv.workers.schemas.fields import MAX_SEED
+from headdiv.workers.schemas.results.reports import BuiltinModels, ModelHeadsReport
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/models", tags=["models"])
@@ -61,11 +62,11 @@ def _refuse(field: str, msg: str) -> JSONResponse:
 
 
 @router.get("/builtin", summary="Built-in example models and whether each is installed")
-def get_builtins() -> dict[str, Any]:
-    return {"models": reports.builtin_models()}
+def get_builtins() -> BuiltinModels:
+    return BuiltinModels(models=reports.builtin_models())
 
 
-def _builtin(name: str, seed: int) -> dict[str, Any] | JSONResponse:
+def _builtin(name: str, seed: int) -> ModelHeadsReport | JSONResponse:
     if name not in BUILTINS:
         raise HTTPException(404, f"unknown built-in model {name!r}; known: {sorted(BUILTINS)}")
     try:
@@ -89,6 +90,7 @@ for _method in ("GET", "POST"):
         builtin_model_hdi,
         methods=[_method],
         name=f"{_method.lower()}_builtin_hdi",
+        response_model=ModelHeadsReport,
         summary="Per-layer HDI of a built-in model",
         responses={404: {"description": "unknown or not installed built-in model"}},
     )
@@ -121,7 +123,12 @@ async def _refuse_unknown_fields(request: Request) -> None:
         )
 
 
-@router.post("/hdi", summary="Per-layer HDI of an uploaded .safetensors model", responses=UPLOAD_RESPONSES)
+@router.post(
+    "/hdi",
+    summary="Per-layer HDI of an uploaded .safetensors model",
+    responses=UPLOAD_RESPONSES,
+    response_model=ModelHeadsReport,
+)
 async def post_model_hdi(
     request: Request,
     file: Annotated[UploadFile, File(description="A .safetensors file (pickles are refused).")],
@@ -150,7 +157,7 @@ async def post_model_hdi(
         raise HTTPException(413, f"upload too large: the limit is {limit} bytes")
     name = os.path.basename(file.filename or "upload.safetensors")[:200]
 
-    def measure(should_stop: Any) -> dict[str, Any]:
+    def measure(should_stop: Any) -> ModelHeadsReport:
         return reports.model_heads(
             file.file, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -13,6 +12,7 @@ from headdiv.server.api.query_text import from_query_text
 from headdiv.workers import reports
 from headdiv.workers.errors import EngineError
 from headdiv.workers.schemas import TheoryQuery
+from headdiv.workers.schemas.results.reports import TheoryReport
 
 if TYPE_CHECKING:
     TheoryText = TheoryQuery
@@ -22,10 +22,12 @@ else:
 router = APIRouter(prefix="/theory", tags=["theory"])
 
 
-@router.get("/architecture", summary="Closed-form architecture objective and optimal splits")
+@router.get(
+    "/architecture", summary="Closed-form architecture objective and optimal splits", response_model=TheoryReport
+)
 def get_architecture_theory(query: Annotated[TheoryText, Query()]) -> Any:
     try:
-        body = json.dumps(reports.theory(query), allow_nan=False, separators=(",", ":"))
+        body = reports.theory(query).model_dump_json()
     except (EngineError, ValueError) as exc:
         return invalid_body(f"query: {exc}")
     return Response(content=body, media_type="application/json")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 
 class CacheUnavailable(RuntimeError):
     """The cache's backing store cannot be reached (Redis down): the API answers 503."""
@@ -18,8 +20,11 @@ class NonFiniteResult(ValueError):
     """A result holding NaN or infinity: never cached, and the job fails with this message."""
 
 
-def encode_result(result: dict[str, Any]) -> bytes:
-    """Strict JSON bytes of a result; NaN or infinity anywhere raises NonFiniteResult."""
+def encode_result(result: BaseModel | dict[str, Any]) -> bytes:
+    """Strict JSON bytes of a result; NaN or infinity anywhere raises NonFiniteResult. A result model is
+    finite by its validation and is written by pydantic."""
+    if isinstance(result, BaseModel):
+        return result.model_dump_json().encode("utf-8")
     try:
         return json.dumps(result, allow_nan=False, separators=(",", ":")).encode("utf-8")
     except ValueError as exc:
