@@ -30,7 +30,7 @@ def test_every_entry_has_its_kinds_result_model() -> None:
     for entry in (*RUNNERS, *ASSEMBLERS):
         assert entry.result is results[entry.request], entry
     answers = {lesson.query: lesson.answer for lesson in LESSONS.values()}
-    assert all(entry.result is answers[entry.query] for entry in LESSON_RUNNERS)
+    assert all(entry.result is answers[entry.request] for entry in LESSON_RUNNERS)
 
 
 def test_every_entry_belongs_to_a_job_kind() -> None:
@@ -40,7 +40,7 @@ def test_every_entry_belongs_to_a_job_kind() -> None:
 
 
 def test_every_lesson_has_exactly_one_runner() -> None:
-    assert sorted(e.query.__name__ for e in LESSON_RUNNERS) == sorted(
+    assert sorted(e.request.__name__ for e in LESSON_RUNNERS) == sorted(
         lesson.query.__name__ for lesson in LESSONS.values()
     )
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.tables import entry_for
 from headdiv.workers.engine.theory import architecture_theory, fit_architecture, fit_diversity_bound
 from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
 from headdiv.workers.schemas.metrics import SURFACE_METRICS, CellSummary
@@ -139,7 +140,4 @@ ASSEMBLERS: tuple[AssemblerEntry[Any, Any], ...] = (
 
 def assembler_for(request: RequestT) -> Assembler[RequestT, ResultModel]:
     """The assembler of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
-    for entry in ASSEMBLERS:
-        if isinstance(request, entry.request):
-            return cast(Assembler[RequestT, ResultModel], entry.assemble)
-    raise KeyError(f"no assembler for {type(request).__name__}")
+    return cast(Assembler[RequestT, ResultModel], entry_for(ASSEMBLERS, request, "assembler").assemble)

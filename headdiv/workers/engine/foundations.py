@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.tables import entry_for
 from headdiv.workers.schemas.fields import StrictModel
 from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 from headdiv.workers.schemas.results.common import ResultModel
@@ -319,7 +320,7 @@ AnswerT = TypeVar("AnswerT", bound=ResultModel)
 class LessonRunner(Generic[QueryT, AnswerT]):
     """A lesson's query model, its answer's model and the function that answers it."""
 
-    query: type[QueryT]
+    request: type[QueryT]
     result: type[AnswerT]
     answer: Callable[[QueryT], AnswerT]
 
@@ -335,7 +336,4 @@ LESSON_RUNNERS: tuple[LessonRunner[Any, Any], ...] = (
 
 def lesson_runner(query: QueryT) -> Callable[[QueryT], ResultModel]:
     """The function answering `query`'s lesson (a KeyError names a query model with none: a bug, not input)."""
-    for entry in LESSON_RUNNERS:
-        if isinstance(query, entry.query):
-            return cast(Callable[[QueryT], ResultModel], entry.answer)
-    raise KeyError(f"no lesson answers {type(query).__name__}")
+    return cast(Callable[[QueryT], ResultModel], entry_for(LESSON_RUNNERS, query, "lesson answering").answer)

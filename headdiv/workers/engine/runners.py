@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from headdiv.workers.engine.covariance import run_covariance
 from headdiv.workers.engine.hooks import Runner
+from headdiv.workers.engine.tables import entry_for
 from headdiv.workers.engine.training import run_training
 from headdiv.workers.schemas import CovarianceRequest
 from headdiv.workers.schemas.results.common import ResultModel
@@ -43,7 +44,4 @@ RUNNERS: tuple[RunnerEntry[Any, Any], ...] = (
 
 def runner_for(request: RequestT) -> Runner[RequestT, ResultModel]:
     """The runner of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
-    for entry in RUNNERS:
-        if isinstance(request, entry.request):
-            return cast(Runner[RequestT, ResultModel], entry.run)
-    raise KeyError(f"no engine runner for {type(request).__name__}")
+    return cast(Runner[RequestT, ResultModel], entry_for(RUNNERS, request, "engine runner").run)
