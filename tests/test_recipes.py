@@ -203,6 +203,19 @@ JOB_KIND_FILES = {
             "from headdiv.workers.schemas.results.labs import CountdownResult\n",
         ),
     ),
+    "headdiv/server/api/routes/computations.py": (
+        None,
+        """
+        from headdiv.workers.schemas.requests import CountdownRequest
+
+        COUNTDOWN = JOB_KINDS["countdown"]
+
+
+        @job_route(COUNTDOWN)
+        async def post_countdown(request: CountdownRequest, submit: Submit) -> Response:
+            return await submit(COUNTDOWN, request)
+        """,
+    ),
 }
 """What CONTRIBUTING's job-kind recipe edits: a new module's text, a class appended, or lines put after
 (the entry) and before (its import) an anchor of the file."""

@@ -117,5 +117,7 @@ def test_each_job_kind_has_a_route_a_subcommand_and_a_reproduce_command() -> Non
         assert ok.endswith(f"{kind.result.__name__}_"), ok  # Job[<its result>], by name
         assert kind.command in commands
         assert CLI_COMMANDS[kind.path] == kind.command
+    posted = [p for p, ops in paths.items() if "post" in ops and ops["post"]["tags"] == ["jobs"]]
+    assert sorted(posted) == sorted(f"/api/v1{kind.path}" for kind in JOB_KINDS.values())  # one route per kind
     with pytest.raises(ValueError, match="unknown job kind 'nope'; expected one of simulation"):
         job_kind("nope")

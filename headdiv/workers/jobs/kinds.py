@@ -5,8 +5,10 @@ submits it and the `headdiv` subcommand that runs it locally. A kind made of sim
 computed cell by cell (`headdiv.workers.jobs.runner`) and assembled by its entry in
 `headdiv.workers.engine.assemble.ASSEMBLERS`; any other kind by its entry in
 `headdiv.workers.engine.runners.RUNNERS`, both keyed by the request model (a test checks that each kind
-has exactly one). This table names no engine function, so it needs no torch. The API's routes, the CLI's subcommands, the job backends, the dashboard's reproduce
-commands and the table in docs/api.md are all generated from `JOB_KINDS`.
+has exactly one). This table names no engine function, so it needs no torch. The CLI's subcommands, the
+job backends, the dashboard's reproduce commands and the table in docs/api.md are generated from
+`JOB_KINDS`; each kind's API route is one small function in `headdiv/server/api/routes/computations.py`
+that names its request model (a test checks that every kind has one).
 """
 
 from __future__ import annotations
