@@ -118,7 +118,7 @@ def test_every_chart_of_a_model_numbers_heads_from_one(tmp_path: Path) -> None:
         tensors[f"model.layers.0.self_attn.{name}_proj.weight"] = rng.standard_normal((4 * d, p)).astype(np.float32)
     path = tmp_path / "four.safetensors"
     save_file(tensors, str(path))
-    r = model_hdi(path, num_heads=4).model_dump(mode="json")
+    r = model_hdi(path, num_heads=4)
 
     def numbers(labels: object) -> set[int]:
         return {int(m) for label in list(labels or []) for m in re.findall(r"\d+", str(label))[:1]}

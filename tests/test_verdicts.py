@@ -12,13 +12,16 @@ from headdiv.dashboard.views.diversity import verdict as diversity_verdict
 from headdiv.workers.engine.theory import fit_diversity_bound
 from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.schemas import DiversitySweepRequest, Scenario
+from headdiv.workers.schemas.results.labs import CovarianceMatrices, CovarianceResult, TrainingResult
+from headdiv.workers.schemas.results.sweeps import DiversityBound, DiversityPoint, DiversitySweepResult
 from headdiv.workers.schemas.verdicts import worst_rise
 
 
-def sweep(mse: list[float], se: float = 0.01, bound: tuple[float, float] = (0.1, 0.5)) -> dict:
+def sweep(mse: list[float], se: float = 0.01, bound: tuple[float, float] = (0.1, 0.5)) -> DiversitySweepResult:
+    """The numbers the verdict reads (and its chart draws), nothing else."""
     thetas = [90.0 * k / (len(mse) - 1) for k in range(len(mse))]
-    points = [{"theta": t, "hdi": t / 90, "mse": m, "mse_se": se} for t, m in zip(thetas, mse, strict=True)]
-    return {"points": points, "bound": {"c0": bound[0], "K": bound[1]}}
+    points = [DiversityPoint(theta=t, hdi=t / 90, mse=m, mse_se=se) for t, m in zip(thetas, mse, strict=True)]
+    return DiversitySweepResult.model_construct(points=points, bound=DiversityBound(c0=bound[0], K=bound[1], values=[]))
 
 
 def test_the_bound_drawn_is_a_bound_it_never_dips_below_a_measured_mse() -> None:
@@ -50,21 +53,19 @@ def test_diversity_holds_only_when_no_angle_of_more_diversity_has_a_higher_mse()
 def test_a_noise_only_sweep_holds_with_its_bound_above_every_angle() -> None:
     """The issue's case: H = 8 and a constant target, where a least-squares 'bound' fell below the MSE."""
     base = Scenario(H=8, replicates=60, queries=16, n=64, target="constant")
-    out = run_job("diversity_sweep", DiversitySweepRequest(base=base, thetas=[0, 30, 60, 90])).model_dump(mode="json")
-    mse = [p["mse"] for p in out["points"]]
-    assert all(b >= m for b, m in zip(out["bound"]["values"], mse, strict=True))
-    assert out["holds"] is True and out["rise"] is None
+    out = run_job("diversity_sweep", DiversitySweepRequest(base=base, thetas=[0, 30, 60, 90]))
+    assert isinstance(out, DiversitySweepResult)
+    mse = [p.mse for p in out.points]
+    assert all(b >= m for b, m in zip(out.bound.values, mse, strict=True))  # type: ignore[operator]
+    assert out.holds is True and out.rise is None
     assert diversity_verdict(out).startswith("Holds")
 
 
-def training(hdi: list[float], mse: list[float], *, penalty: float, se: float = 0.001) -> dict:
-    return {
-        "steps": list(range(0, 10 * len(hdi), 10)),
-        "hdi": hdi,
-        "mse": mse,
-        "mse_se": [se] * len(mse),
-        "penalty_weight": penalty,
-    }
+def training(hdi: list[float], mse: list[float], *, penalty: float, se: float = 0.001) -> TrainingResult:
+    """The numbers the verdict reads (and its chart draws), nothing else."""
+    return TrainingResult.model_construct(
+        steps=list(range(0, 10 * len(hdi), 10)), hdi=hdi, mse=mse, mse_se=[se] * len(mse), penalty_weight=penalty
+    )
 
 
 def test_training_credits_gradient_descent_alone_only_without_a_penalty() -> None:
@@ -92,6 +93,9 @@ def test_the_covariance_heatmap_is_scaled_by_the_pairs_not_the_variances() -> No
     from headdiv.dashboard.figures.covariance import pair_heatmap
 
     measured = [[0.1, 0.003, -0.002], [0.003, 0.12, 0.001], [-0.002, 0.001, 0.09]]
-    trace = pair_heatmap({"matrices": [{"measured": measured}], "thetas": [45]}).data[0]
+    lab = CovarianceResult.model_construct(
+        matrices=[CovarianceMatrices.model_construct(measured=measured)], thetas=[45]
+    )
+    trace = pair_heatmap(lab).data[0]
     assert trace.zmax == pytest.approx(0.003) and trace.zmin == pytest.approx(-0.003)
     assert [trace.z[h][h] for h in range(3)] == [None, None, None] and trace.text[0][0] == "variance 0.1"

@@ -39,6 +39,7 @@ from headdiv.dashboard.url_sync import register_sync
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
 from headdiv.dashboard.vote_page import register_vote_page
+from headdiv.workers.schemas.results.simulation import SimulationResult
 
 ASSETS = Path(__file__).parent / "assets"
 DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
@@ -368,7 +369,7 @@ def create_dash_app(api_url: str, *, client: ApiClient | None = None, public_url
         state_store=SIM_STATE,
         wait=2.0,
         reproduce=True,
-        annotate=headline,
+        annotate=lambda raw: headline(SimulationResult.model_validate(raw)),
     )
     for view in views:
         for job in view.jobs:

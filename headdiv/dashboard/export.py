@@ -12,6 +12,10 @@ import shlex
 from typing import Any
 
 from headdiv.workers.jobs.kinds import JOB_KINDS
+from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.results.labs import CovarianceResult
+from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.workers.schemas.tables import records_csv
 from headdiv.workers.schemas.weightings import WEIGHTINGS
 
@@ -30,23 +34,23 @@ def _flatten(prefix: str, value: Any, rows: list[tuple[str, Any]]) -> None:
         rows.append((prefix, value))
 
 
-def result_to_csv(result: dict[str, Any]) -> str:
+def result_to_csv(result: ResultModel) -> str:
     """A result as CSV: a real table where the result is one (surface cells, sweep points, candidates),
     otherwise one `key,value` row per number with dotted paths (e.g. `heads[2].variance`)."""
-    if "metrics" in result and "x" in result and "y" in result:
-        xp, yp = result["x"]["param"], result["y"]["param"]
-        names = list(result["metrics"])
-        records = []
-        for i, yv in enumerate(result["y"]["values"]):
-            for j, xv in enumerate(result["x"]["values"]):
-                records.append({xp: xv, yp: yv, **{m: result["metrics"][m][i][j] for m in names}})
+    if isinstance(result, SurfaceResult):
+        x, y = result.x, result.y
+        records = [
+            {x.param: xv, y.param: yv, **{m: grid[i][j] for m, grid in result.metrics.items()}}
+            for i, yv in enumerate(y.values)
+            for j, xv in enumerate(x.values)
+        ]
         return records_csv(records)
-    if isinstance(result.get("points"), list):
-        return records_csv(result["points"])
-    if isinstance(result.get("candidates"), list):
-        return records_csv(result["candidates"])
+    if isinstance(result, DiversitySweepResult | CovarianceResult):
+        return records_csv([p.model_dump(mode="json") for p in result.points])
+    if isinstance(result, ArchitectureResult):
+        return records_csv([c.model_dump(mode="json") for c in result.candidates])
     rows: list[tuple[str, Any]] = []
-    _flatten("", result, rows)
+    _flatten("", result.model_dump(mode="json"), rows)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["key", "value"])
@@ -54,39 +58,41 @@ def result_to_csv(result: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
-def weighting_result(result: dict[str, Any]) -> dict[str, Any]:
+def weighting_result(result: SimulationResult) -> dict[str, Any]:
     """What the Weighting view shows of a simulation result: every scheme's weights, MSE decomposition and
     MSE standard error, the geometric rho curve with its best rho, and the scenario they come from."""
-    return {"scenario": result.get("scenario") or {}, "weightings": result.get("weightings") or {}}
+    shown = result.model_dump(mode="json", include={"scenario", "weightings"})
+    return {"scenario": shown["scenario"], "weightings": shown["weightings"]}
 
 
-def weighting_csv(result: dict[str, Any]) -> str:
+def weighting_csv(result: SimulationResult) -> str:
     """The Weighting view as one table: a `scheme` row per scheme (its parameters, MSE, MSE standard error,
     bias², variance, covariance and the weight of each head, MAW's being its mean gate), then a `rho_curve`
     row per rho of the geometric curve (`best` marks the best rho on it)."""
-    scenario = result.get("scenario") or {}
-    w = result.get("weightings") or {}
+    scenario = result.scenario.canonical()
     records: list[dict[str, Any]] = []
     for scheme in WEIGHTINGS:
-        entry = w.get(scheme.name)
-        if not isinstance(entry, dict):
+        entry = result.weightings.get(scheme.name)
+        if entry is None:
             continue
-        weights = entry.get("alpha") or entry.get("mean_gate") or []
+        weights = entry.alpha or entry.mean_gate or []
         records.append(
             {
                 "row": "scheme",
                 "scheme": scheme.name,
                 "parameters": " ".join(f"{k}={scenario[k]}" for k in scheme.model_fields if k in scenario),
                 "rho": None,
-                **{k: entry.get(k) for k in ("mse", "mse_se", "bias2", "variance", "covariance")},
+                **{k: getattr(entry, k) for k in ("mse", "mse_se", "bias2", "variance", "covariance")},
                 **{f"weight_head_{h + 1}": a for h, a in enumerate(weights)},
             }
         )
-    curve = (w.get("geometric") or {}).get("scan") or {}
-    for rho, mse in zip(curve.get("values") or [], curve.get("mse") or [], strict=False):
-        records.append(
-            {"row": "rho_curve", "scheme": "geometric", "rho": rho, "mse": mse, "best": rho == curve.get("best")}
-        )
+    geometric = result.weightings.get("geometric")
+    if geometric is not None and geometric.scan is not None:
+        scan = geometric.scan
+        records += [
+            {"row": "rho_curve", "scheme": "geometric", "rho": rho, "mse": mse, "best": rho == scan.best}
+            for rho, mse in zip(scan.values, scan.mse, strict=True)
+        ]
     return records_csv(records)
 
 

@@ -24,7 +24,9 @@ from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.state import State as PageState
+from headdiv.workers.jobs.kinds import kind_at
 from headdiv.workers.jobs.state import JobState
+from headdiv.workers.schemas.results.common import ResultModel
 
 Request = tuple[str, dict[str, Any]]
 Build = Callable[[PageState], Request | None]
@@ -221,16 +223,33 @@ def register_job(
         )
 
 
+def stored_result(data: Any, model: type[ResultModel] | None = None) -> ResultModel | None:
+    """The result in a store as its model: `model`, or the result model of the job kind whose route the
+    store's `key` names (`request_key`); None while the store holds none."""
+    raw = (data or {}).get("result")
+    if not raw:
+        return None
+    if model is None:
+        model = kind_at(json.loads(data["key"])[0]).result
+    return model.model_validate(raw)
+
+
+def _as_json(result: ResultModel) -> Any:
+    return result.model_dump(mode="json")
+
+
 def register_exports(
     app: Dash,
     prefix: str,
     name: str,
     store: str | None = None,
-    to_json: Callable[[dict[str, Any]], Any] = lambda result: result,
-    to_csv: Callable[[dict[str, Any]], str] = result_to_csv,
+    to_json: Callable[[Any], Any] = _as_json,
+    to_csv: Callable[[Any], str] = result_to_csv,
+    model: type[ResultModel] | None = None,
 ) -> None:
-    """JSON/CSV download of what the view shows: the result in `store` (the view's own job by default),
-    passed through `to_json` / `to_csv` (its reproduce box is filled by the job's own callback)."""
+    """JSON/CSV download of what the view shows: the result in `store` (the view's own job by default) as
+    its model (`stored_result`), passed through `to_json` / `to_csv` (its reproduce box is filled by the
+    job's own callback)."""
 
     @app.callback(
         Output(f"{prefix}-download", "data"),
@@ -240,8 +259,8 @@ def register_exports(
         prevent_initial_call=True,
     )
     def _download(_j: Any, _c: Any, data: Any) -> Any:
-        result = (data or {}).get("result")
-        if not result:
+        result = stored_result(data, model)
+        if result is None:
             return no_update
         if ctx.triggered_id == f"{prefix}-dl-csv":
             return dcc.send_string(to_csv(result), f"headdiv-{name}.csv")
@@ -270,11 +289,12 @@ def draw_result(
     app: Dash, store: str, outputs: list[Output], draw: Callable[..., tuple[Any, ...]], *inputs: Input
 ) -> None:
     """Redraw `outputs` with `draw(result, *input values)` whenever the result in `store` or an input
-    changes; while there is no result, what is on screen stays."""
+    changes, the result read once as its job kind's model (`stored_result`); while there is no result,
+    what is on screen stays."""
 
     @app.callback(output=outputs, inputs=[Input(store, "data"), *inputs], prevent_initial_call=True)
     def _draw(data: Any, *values: Any) -> tuple[Any, ...]:
-        result = (data or {}).get("result")
-        if not result:
+        result = stored_result(data)
+        if result is None:
             return tuple(no_update for _ in outputs)
         return draw(result, *values)

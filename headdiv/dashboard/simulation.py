@@ -9,6 +9,7 @@ from typing import Any
 
 from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.state import State
+from headdiv.workers.schemas.results.simulation import SimulationResult
 
 
 def simulation_request(state: State) -> tuple[str, dict[str, Any]]:
@@ -16,15 +17,15 @@ def simulation_request(state: State) -> tuple[str, dict[str, Any]]:
     return "/simulations", state.scenario()
 
 
-def headline(result: dict[str, Any]) -> dict[str, Any]:
+def headline(result: SimulationResult) -> dict[str, Any]:
     """The header's four numbers as the page shows them, formatted here by the page's one number rule
     (`figures.theme.fmt`), so the browser only places them: MSE ± its standard error, HDI, effective
     heads and the mean correlation between heads' errors."""
     return {
         "headline": [
-            fmt_se(result.get("mse"), result.get("mse_se")),
-            fmt(result.get("hdi")),
-            fmt(result.get("effective_heads")),
-            fmt(result.get("mean_correlation")),
+            fmt_se(result.mse, result.mse_se),
+            fmt(result.hdi),
+            fmt(result.effective_heads),
+            fmt(result.mean_correlation),
         ]
     }

@@ -12,6 +12,15 @@ from headdiv.dashboard.app import build_registry, create_dash_app
 from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.state import State
 from headdiv.dashboard.views import VIEWS
+from headdiv.workers.schemas.results.common import Split
+from headdiv.workers.schemas.results.sweeps import (
+    ArchitectureFit,
+    ArchitectureResult,
+    Candidate,
+    DiversityBound,
+    DiversityPoint,
+    DiversitySweepResult,
+)
 
 
 def _ids(node: Any, out: list[Any]) -> list[Any]:
@@ -132,27 +141,29 @@ def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
     for body in bodies:
         assert body is not None and body[1]["base"]["H"] == 8 and body[1]["base"]["n"] == 512
         assert "theta" not in body[1]["base"]
-    falling = [{"theta": t, "hdi": t / 90, "mse": 0.5 - 0.2 * t / 90, "mse_se": 0.01} for t in (0, 45, 90)]
-    assert diversity.verdict({"points": falling, "bound": {"c0": 0.3, "K": 0.2}}).startswith("Holds")
-    rising = [{**p, "mse": 0.3 + 0.2 * p["theta"] / 90} for p in falling]
-    assert diversity.verdict({"points": rising, "bound": {"c0": 0.5, "K": 0.0}}).startswith("Fails")
+    falling = [DiversityPoint(theta=t, hdi=t / 90, mse=0.5 - 0.2 * t / 90, mse_se=0.01) for t in (0, 45, 90)]
+    holds = DiversitySweepResult.model_construct(points=falling, bound=DiversityBound(c0=0.3, K=0.2, values=[]))
+    assert diversity.verdict(holds).startswith("Holds")
+    rising = [p.model_copy(update={"mse": 0.3 + 0.2 * p.theta / 90}) for p in falling]
+    fails = DiversitySweepResult.model_construct(points=rising, bound=DiversityBound(c0=0.5, K=0.0, values=[]))
+    assert diversity.verdict(fails).startswith("Fails")
 
 
 def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:
     from headdiv.dashboard.figures.sweeps import architecture_formula, architecture_mse
 
-    good = {"theory": {"c0": 0.41, "c1": 0.2, "c2": 1.9e-22, "degenerate": None}}
-    text = architecture_formula(good)
+    fit = ArchitectureFit(c0=0.41, c1=0.2, c2=1.9e-22, degenerate=None, candidates=[], best=None)
+    text = architecture_formula(ArchitectureResult.model_construct(theory=fit))
     assert "$" in text and r"\dfrac" in text and "10^{-22}" in text and "^" not in text.split("$")[0]
     assert "degenerate" not in text
-    bad = {"theory": {**good["theory"], "degenerate": "the variance term (c2) shapes the fit at 1 split(s) only"}}
-    assert "degenerate" in architecture_formula(bad)
-    result = {
-        "budget": 4,
-        "candidates": [{"H": 4, "d_k": 1, "mse": 0.5}, {"H": 2, "d_k": 2, "mse": 0.4}, {"H": 1, "d_k": 4, "mse": 0.6}],
-        "best": {"H": 2, "d_k": 2},
-        "theory": {**bad["theory"], "candidates": [], "best": None},
-    }
+    bad = fit.model_copy(update={"degenerate": "the variance term (c2) shapes the fit at 1 split(s) only"})
+    assert "degenerate" in architecture_formula(ArchitectureResult.model_construct(theory=bad))
+    result = ArchitectureResult.model_construct(
+        budget=4,
+        candidates=[Candidate(H=4, d_k=1, mse=0.5), Candidate(H=2, d_k=2, mse=0.4), Candidate(H=1, d_k=4, mse=0.6)],
+        best=Split(H=2, d_k=2),
+        theory=bad,
+    )
     fig = architecture_mse(result)
     assert fig.layout.yaxis.rangemode == "nonnegative"
     names = [t.name for t in fig.data]

@@ -14,7 +14,8 @@ from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.tours import TOURS
 from headdiv.dashboard.views.architecture import figures, layout
 from headdiv.workers.engine.theory import architecture_theory, best_split
-from headdiv.workers.schemas import TheoryQuery
+from headdiv.workers.schemas import Scenario, TheoryQuery
+from headdiv.workers.schemas.results.sweeps import ArchitectureResult
 
 DEGENERATE = "the bias term (c1) shapes the fit at 0 split(s) only: no trade-off to optimise"
 
@@ -34,7 +35,7 @@ class FakeClient:
         return architecture_theory(TheoryQuery(**params)).model_dump(mode="json")
 
 
-def result(degenerate: str | None, *, done: bool = True) -> dict[str, Any]:
+def result(degenerate: str | None, *, done: bool = True) -> ArchitectureResult:
     """An architecture result for D = 32, n = 256 shaped as `headdiv.workers.engine.assemble.architecture` gives it."""
     mses = [0.313, 0.273, 0.401, 0.418, 0.622, 0.900]
     cands = [
@@ -42,20 +43,22 @@ def result(degenerate: str | None, *, done: bool = True) -> dict[str, Any]:
         for d, m in zip((1, 2, 4, 8, 16, 32), mses, strict=True)
     ]
     c1, c2 = (0.0, 1.05e-22) if degenerate else (0.05, 0.002)
-    return {
-        "budget": 32,
-        "candidates": cands,
-        "best": {"H": 16, "d_k": 2} if done else None,
-        "theory": {
-            "c0": 0.4,
-            "c1": c1,
-            "c2": c2,
-            "degenerate": degenerate,
-            "candidates": [{"H": c["H"], "d_k": c["d_k"], "mse": 0.4} for c in cands] if done else [],
-            "best": None if degenerate or not done else {"H": 8, "d_k": 4},
-        },
-        "base": {"n": 256},
-    }
+    return ArchitectureResult.model_validate(
+        {
+            "budget": 32,
+            "candidates": cands,
+            "best": {"H": 16, "d_k": 2} if done else None,
+            "theory": {
+                "c0": 0.4,
+                "c1": c1,
+                "c2": c2,
+                "degenerate": degenerate,
+                "candidates": [{"H": c["H"], "d_k": c["d_k"], "mse": 0.4} for c in cands] if done else [],
+                "best": None if degenerate or not done else {"H": 8, "d_k": 4},
+            },
+            "base": Scenario(n=256).model_dump(),
+        }
+    )
 
 
 def texts(fig: go.Figure) -> list[str]:
@@ -158,8 +161,9 @@ def test_the_budget_tours_answers_are_the_closed_form_the_chart_draws() -> None:
 
 
 def test_a_partial_result_stars_no_best_split_yet() -> None:
-    partial = result(DEGENERATE)
-    partial["candidates"][-1]["mse"] = None
+    done = result(DEGENERATE)
+    last = done.candidates[-1].model_copy(update={"mse": None})
+    partial = done.model_copy(update={"candidates": [*done.candidates[:-1], last]})
     mse, curves, _, _ = figures(partial, FakeClient())  # type: ignore[arg-type]
     assert not any((t.name or "").startswith("best split (Monte Carlo)") for t in curves.data)
     assert "best so far (Monte Carlo): 16×2" in [t.name for t in mse.data]

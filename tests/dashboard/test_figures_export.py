@@ -11,14 +11,17 @@ from typing import Any
 
 import plotly.graph_objects as go
 import pytest
+from pydantic import ValidationError
 
 from headdiv.dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
 from headdiv.dashboard.figures import ensemble, sweeps, weighting
-from headdiv.dashboard.figures.ensemble import headline
 from headdiv.dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
+from headdiv.dashboard.simulation import headline
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from tests.dashboard.conftest import drawn_numbers
 
 SMALL = {"replicates": 20, "queries": 16}
@@ -40,7 +43,7 @@ def _trace(fig: go.Figure, name: str) -> Any:
 
 
 def test_decomposition_bars_show_the_results_numbers_in_the_component_colours(sim: dict[str, Any]) -> None:
-    fig = ensemble.decomposition_bars(sim)
+    fig = ensemble.decomposition_bars(SimulationResult.model_validate(sim))
     bias = _trace(fig, "Bias²")
     assert bias.marker.color == COMPONENT_COLORS["bias2"]
     assert list(bias.y) == [
@@ -54,56 +57,54 @@ def test_decomposition_bars_show_the_results_numbers_in_the_component_colours(si
 
 def test_every_ensemble_figure_draws_only_finite_numbers(sim: dict[str, Any]) -> None:
     figs = [
-        ensemble.decomposition_bars(sim),
-        ensemble.per_head_mse(sim),
-        ensemble.correlation_heatmap(sim),
-        ensemble.correlation_heatmap(sim, "covariance"),
-        ensemble.overlap_heatmap(sim),
-        ensemble.slice_figure(sim),
-        weighting.scheme_bars(sim),
-        weighting.rho_curve(sim, 0.7),
-        weighting.alpha_bars(sim),
+        ensemble.decomposition_bars(SimulationResult.model_validate(sim)),
+        ensemble.per_head_mse(SimulationResult.model_validate(sim)),
+        ensemble.correlation_heatmap(SimulationResult.model_validate(sim)),
+        ensemble.correlation_heatmap(SimulationResult.model_validate(sim), "covariance"),
+        ensemble.overlap_heatmap(SimulationResult.model_validate(sim)),
+        ensemble.slice_figure(SimulationResult.model_validate(sim)),
+        weighting.scheme_bars(SimulationResult.model_validate(sim)),
+        weighting.rho_curve(SimulationResult.model_validate(sim), 0.7),
+        weighting.alpha_bars(SimulationResult.model_validate(sim)),
     ]
     for fig in figs:
         nums = drawn_numbers(fig)
         assert nums and all(math.isfinite(v) for v in nums)
-    overlap = ensemble.overlap_heatmap(sim).data[0]
+    overlap = ensemble.overlap_heatmap(SimulationResult.model_validate(sim)).data[0]
     assert overlap.z[0][1] == pytest.approx(math.cos(math.radians(60)) ** 2, abs=1e-6)
     assert "60" in overlap.customdata[0][1]  # principal angles on hover
 
 
-def test_nan_and_missing_values_become_gaps_and_dashes(sim: dict[str, Any]) -> None:
-    broken = {**sim, "mse": float("nan"), "hdi": None, "heads": [{"mse": float("inf"), "bias2": 1.0, "variance": None}]}
-    fig = ensemble.per_head_mse(broken)
-    assert _trace(fig, "Variance").y[0] is None
-    h = ensemble.headline(broken)
-    assert h["hdi"] == "—" and h["mse"].startswith("—")
+def test_nan_never_reaches_a_chart_and_an_undefined_number_reads_as_a_dash(sim: dict[str, Any]) -> None:
+    for bad in ({"mse": float("nan")}, {"heads": [{"mse": float("inf"), "bias2": 1.0, "variance": 0.0}]}):
+        with pytest.raises(ValidationError):  # refused by the result's model: never drawn, never cached
+            SimulationResult.model_validate({**sim, **bad})
+    undefined = SimulationResult.model_validate({**sim, "hdi": None, "mean_correlation": None})
+    assert headline(undefined)["headline"][1] == "—" and headline(undefined)["headline"][3] == "—"
     assert finite(float("nan")) is None and fmt(True) == "—"
-    empty = ensemble.decomposition_bars({})
-    assert all(v is None for v in _trace(empty, "MSE").y)
 
 
 def test_headline_formats_the_simulation(sim: dict[str, Any]) -> None:
-    h = ensemble.headline(sim)
-    assert h["hdi"] == f"{sim['hdi']:.3g}" == "0.75"
-    assert h["mse"] == fmt_se(sim["mse"], sim["mse_se"])
+    h = headline(SimulationResult.model_validate(sim))["headline"]
+    assert h[1] == f"{sim['hdi']:.3g}" == "0.75"
+    assert h[0] == fmt_se(sim["mse"], sim["mse_se"])
 
 
 def test_surface_heatmap_and_csv(surface: dict[str, Any]) -> None:
-    fig = sweeps.surface_heatmap(surface, "hdi")
+    fig = sweeps.surface_heatmap(SurfaceResult.model_validate(surface), "hdi")
     heat = fig.data[0]
     assert list(heat.x) == ["0", "45", "90"] and list(heat.y) == ["2", "4"]
     assert heat.z[0][0] == pytest.approx(0, abs=1e-9) and heat.z[1][2] == pytest.approx(1, abs=1e-9)
-    rows = list(csv.DictReader(io.StringIO(result_to_csv(surface))))
+    rows = list(csv.DictReader(io.StringIO(result_to_csv(SurfaceResult.model_validate(surface)))))
     assert len(rows) == 6
     assert {float(r["theta"]) for r in rows} == {0, 45, 90}
     cell = next(r for r in rows if float(r["theta"]) == 90 and float(r["H"]) == 4)
     assert float(cell["mse"]) == pytest.approx(surface["metrics"]["mse"][1][2])
-    assert sweeps.surface_3d(surface).data[0].type == "surface"
+    assert sweeps.surface_3d(SurfaceResult.model_validate(surface)).data[0].type == "surface"
 
 
 def test_simulation_csv_has_one_row_per_number(sim: dict[str, Any]) -> None:
-    rows = dict(csv.reader(io.StringIO(result_to_csv(sim))))
+    rows = dict(csv.reader(io.StringIO(result_to_csv(SimulationResult.model_validate(sim)))))
     assert float(rows["mse"]) == pytest.approx(sim["mse"])
     assert float(rows["heads[2].variance"]) == pytest.approx(sim["heads"][2]["variance"])
     assert rows["scenario.geometry"] == "equiangular"
@@ -113,13 +114,13 @@ def test_sweep_and_architecture_figures(sim: dict[str, Any]) -> None:
     sweep = run_job("diversity_sweep", {"base": {**SMALL, "target": "constant"}, "thetas": [0, 45, 90]}).model_dump(
         mode="json"
     )
-    fig = sweeps.mse_vs_hdi(sweep)
+    fig = sweeps.mse_vs_hdi(DiversitySweepResult.model_validate(sweep))
     mse = _trace(fig, "MSE (Monte Carlo)")
     assert list(mse.y) == [p["mse"] for p in sweep["points"]]
     assert list(mse.x) == pytest.approx([0, 0.5, 1], abs=1e-6)
-    assert len(list(csv.DictReader(io.StringIO(result_to_csv(sweep))))) == 3
+    assert len(list(csv.DictReader(io.StringIO(result_to_csv(DiversitySweepResult.model_validate(sweep)))))) == 3
     arch = run_job("architecture", {"base": SMALL, "budget": 4}).model_dump(mode="json")
-    fig = sweeps.architecture_mse(arch)
+    fig = sweeps.architecture_mse(ArchitectureResult.model_validate(arch))
     assert list(_trace(fig, "MSE (Monte Carlo)").x) == ["4×1", "2×2", "1×4"]
     assert any(t.name.startswith("best (Monte Carlo)") for t in fig.data)
 
@@ -157,30 +158,31 @@ def test_one_number_rule_shows_the_precision_the_standard_error_supports(value: 
     assert fmt(value, se) == shown
 
 
-def test_an_estimate_and_its_error_share_their_last_decimal() -> None:
+def test_an_estimate_and_its_error_share_their_last_decimal(sim: dict[str, Any]) -> None:
     assert fmt_se(0.41234, 0.0132) == "0.412 ± 0.013"
     assert fmt_se(0.0034567, 0.000123) == "0.00346 ± 0.00012"
     assert fmt_se(0.5, None) == "0.5"
-    assert headline({"mse": 0.41234, "mse_se": 0.0132, "hdi": 0.75})["mse"] == "0.412 ± 0.013"
+    shown = headline(SimulationResult.model_validate({**sim, "mse": 0.41234, "mse_se": 0.0132}))["headline"][0]
+    assert shown == "0.412 ± 0.013"
 
 
 def test_identical_heads_read_the_same_mse_on_every_bar() -> None:
     """Ensemble, single head and big head are one estimator for identical heads: each bar's label carries
     its own standard error, so the one value is shown to one precision."""
     same = json.loads(json.dumps(simulate(Scenario(H=3, theta=0, **SMALL)).model_dump(mode="json")))
-    labels = list(_trace(ensemble.decomposition_bars(same), "MSE").text)
+    labels = list(_trace(ensemble.decomposition_bars(SimulationResult.model_validate(same)), "MSE").text)
     assert labels == [fmt(same["mse"], same["mse_se"])] * 3
-    schemes = weighting.scheme_bars(same)
+    schemes = weighting.scheme_bars(SimulationResult.model_validate(same))
     lowest = _trace(schemes, "lowest MSE")  # all five schemes tie: all are the lowest, none singled out
     assert len(lowest.x) == len(weighting.SCHEMES) and set(lowest.text) == {labels[0]}
 
 
 def test_weighting_marks_its_lines_and_lowest_scheme_without_text_on_the_plot(sim: dict[str, Any]) -> None:
-    curve = weighting.rho_curve(sim, 0.7)
+    curve = weighting.rho_curve(SimulationResult.model_validate(sim), 0.7)
     assert not curve.layout.annotations  # no label beside a line, where another line could cross it
     names = [t.name for t in curve.data]
     assert "your ρ = 0.7" in names and f"best ρ = {fmt(sim['weightings']['geometric']['scan']['best'])}" in names
-    bars = weighting.scheme_bars(sim)
+    bars = weighting.scheme_bars(SimulationResult.model_validate(sim))
     assert not bars.layout.annotations
     w = sim["weightings"]
     best = min(weighting.SCHEMES, key=lambda s: w[s]["mse"])
@@ -190,9 +192,9 @@ def test_weighting_marks_its_lines_and_lowest_scheme_without_text_on_the_plot(si
 
 
 def test_weighting_downloads_what_the_view_shows(sim: dict[str, Any]) -> None:
-    shown = weighting_result(sim)
+    shown = weighting_result(SimulationResult.model_validate(sim))
     assert shown["weightings"] == sim["weightings"] and shown["scenario"] == sim["scenario"]
-    rows = list(csv.DictReader(io.StringIO(weighting_csv(sim))))
+    rows = list(csv.DictReader(io.StringIO(weighting_csv(SimulationResult.model_validate(sim)))))
     schemes = [r for r in rows if r["row"] == "scheme"]
     assert [r["scheme"] for r in schemes] == list(weighting.SCHEMES)
     for r in schemes:
@@ -209,7 +211,7 @@ def test_weighting_downloads_what_the_view_shows(sim: dict[str, Any]) -> None:
 
 def test_reference_lines_are_named_in_the_legend_not_by_text_on_the_data(sim: dict[str, Any]) -> None:
     """A label on a reference line would sit on a bar or a curve: the line's name is a legend entry."""
-    fig = ensemble.per_head_mse(sim)
+    fig = ensemble.per_head_mse(SimulationResult.model_validate(sim))
     assert not fig.layout.annotations
     assert [s.y0 for s in fig.layout.shapes] == [sim["mse"]]
     named = [t for t in fig.data if t.name and t.name.startswith("ensemble MSE")]
@@ -217,6 +219,6 @@ def test_reference_lines_are_named_in_the_legend_not_by_text_on_the_data(sim: di
 
 
 def test_a_surface_names_its_axes_as_the_sidebar_does(surface: dict[str, Any]) -> None:
-    fig = sweeps.surface_heatmap(surface)
+    fig = sweeps.surface_heatmap(SurfaceResult.model_validate(surface))
     assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("angle θ between heads (°)", "heads H")
     assert sweeps.param_title("phi") == "AR(1) φ" and sweeps.param_title("not-a-key") == "not-a-key"

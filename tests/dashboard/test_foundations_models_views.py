@@ -31,6 +31,7 @@ from headdiv.server.api.routes import models as models_routes
 from headdiv.workers.engine.foundations import budget_lesson, entropy_lesson, scaling_lesson, softmax_lesson
 from headdiv.workers.models import list_builtins
 from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from tests.conftest import need
 from tests.dashboard.conftest import ARTIFACTS, drawn_numbers
 
@@ -95,26 +96,20 @@ def test_requests_from_state_are_valid_queries() -> None:
 
 def test_foundation_figures_from_real_results() -> None:
     figs = [
-        ff.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000)).model_dump(mode="json")),
-        ff.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000)).model_dump(mode="json")),
-        ff.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5)).model_dump(mode="json")),
-        ff.entropy_temperature_figure(
-            softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5)).model_dump(mode="json")
-        ),
-        ff.entropy_heads_figure(
-            entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32])).model_dump(mode="json")
-        ),
-        ff.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)).model_dump(mode="json")),
+        ff.scaling_histograms(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
+        ff.cosine_curve(scaling_lesson(ScalingQuery(d_k=32, samples=2000))),
+        ff.softmax_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
+        ff.entropy_temperature_figure(softmax_lesson(SoftmaxQuery(scores=[1, 2, 3], temperature=0.5))),
+        ff.entropy_heads_figure(entropy_lesson(EntropyQuery(d_model=32, seq_len=16, samples=2, heads=[1, 4, 32]))),
+        ff.budget_figure(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256))),
     ]
     for fig in figs:
         numbers = drawn_numbers(fig)
         assert numbers and all(math.isfinite(x) for x in numbers)
     assert "variance d_k unscaled" in figs[0].layout.title.text
     assert len([t for t in figs[4].data if t.type == "box"]) == 3
-    table = ff.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)).model_dump(mode="json"))
-    assert str(table).count("16,640") == len(
-        budget_lesson(BudgetQuery(d_model=64, H=4)).model_dump(mode="json")["by_heads"]
-    )  # 4 d^2 + 4 d
+    table = ff.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
+    assert str(table).count("16,640") == len(budget_lesson(BudgetQuery(d_model=64, H=4)).by_heads)  # 4 d^2 + 4 d
 
 
 def test_foundations_callbacks_talk_to_the_real_api(client: ApiClient) -> None:
@@ -141,8 +136,7 @@ def test_upload_through_the_dashboard_client(client: ApiClient) -> None:
     result = mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0)
     assert (result["model"], result["style"], result["num_heads"]) == ("tiny.safetensors", "llama", H)
     assert result["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=1e-6)
-    entry = {"source": "upload", "result": result}
-    assert "uploaded file tiny.safetensors" in mf.summary(entry)
+    assert "uploaded file tiny.safetensors" in mf.summary(ModelHeadsReport.model_validate(result), "upload")
     with pytest.raises(ApiError) as err:
         mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), 3, None, seed=0)
     assert err.value.status == 422 and err.value.message.startswith("num_heads: num_heads = 3 does not divide")
@@ -163,7 +157,7 @@ def test_decode_upload() -> None:
 
 
 def test_model_figures(client: ApiClient) -> None:
-    result = mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0)
+    result = ModelHeadsReport.model_validate(mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0))
     bars = mf.layer_bars(result, 0)
     assert [t.name for t in bars.data] == ["key heads", "query heads", "random subspaces"]
     heat = mf.overlap_heatmap(result, 99)  # an out-of-range layer shows the last one, not an error

@@ -19,6 +19,7 @@ from headdiv.dashboard.views.covariance import covariance_request, verdict
 from headdiv.dashboard.views.models import prune_forecast
 from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.models import builtin_hdi, list_builtins
+from headdiv.workers.schemas.results.labs import CovarianceResult
 from tests.dashboard.conftest import drawn_numbers
 
 
@@ -30,20 +31,21 @@ def lab() -> dict[str, Any]:
 
 def test_covariance_charts_draw_finite_numbers(lab: dict[str, Any]) -> None:
     for pair in (0, 1, 3, 99):
-        for fig in (cfigs.split_over_theta(lab, pair), cfigs.bound_vs_truth(lab, pair)):
+        result = CovarianceResult.model_validate(lab)
+        for fig in (cfigs.split_over_theta(result, pair), cfigs.bound_vs_truth(result, pair)):
             numbers = drawn_numbers(fig)
             assert numbers and all(math.isfinite(x) for x in numbers)
-    assert "heads 1 and 3" in cfigs.split_over_theta(lab, 2).layout.title.text
-    assert drawn_numbers(cfigs.pair_heatmap(lab))
+    assert "heads 1 and 3" in cfigs.split_over_theta(CovarianceResult.model_validate(lab), 2).layout.title.text
+    assert drawn_numbers(cfigs.pair_heatmap(CovarianceResult.model_validate(lab)))
 
 
 def test_covariance_verdict_names_the_three_numbers(lab: dict[str, Any]) -> None:
-    text = verdict(lab)
+    text = verdict(CovarianceResult.model_validate(lab))
     assert text.startswith("At θ = 90°") and "shared noise" in text and "Lemma 4.1" in text
 
 
 def test_covariance_csv_is_a_table_and_reproduce_names_the_command(lab: dict[str, Any]) -> None:
-    rows = list(csv.DictReader(io.StringIO(result_to_csv(lab))))
+    rows = list(csv.DictReader(io.StringIO(result_to_csv(CovarianceResult.model_validate(lab)))))
     assert len(rows) == 3 * 3  # angles x pairs
     assert {"theta", "pair", "measured", "shared_noise", "signal", "bound"} <= set(rows[0])
     path, body = covariance_request(build_registry(VIEWS).parse("?tab=covariance&cv_n=4"))
@@ -59,7 +61,7 @@ def test_preset_and_url_params_of_the_labs_parse_cleanly() -> None:
 
 @pytest.mark.skipif(not any(b.available for b in list_builtins()), reason="no built-in model installed")
 def test_cluster_charts_and_forecast_on_the_built_in_model() -> None:
-    result = json.loads(json.dumps(builtin_hdi(list_builtins()[0].name).model_dump(mode="json")))
+    result = builtin_hdi(list_builtins()[0].name)
     for which in ("key", "query"):
         for fig in (
             mfigs.dendrogram_figure(result, 3, which),
@@ -72,6 +74,6 @@ def test_cluster_charts_and_forecast_on_the_built_in_model() -> None:
 
 
 def test_the_noise_level_is_a_legend_entry_not_text_over_the_curves(lab: dict[str, Any]) -> None:
-    fig = cfigs.split_over_theta(lab)
+    fig = cfigs.split_over_theta(CovarianceResult.model_validate(lab))
     assert not fig.layout.annotations
     assert any((t.name or "").startswith("σ²/n = ") for t in fig.data)

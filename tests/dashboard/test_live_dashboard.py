@@ -59,7 +59,7 @@ def test_surface_figures_draw_partial_results_with_gaps(done: set[int]) -> None:
             "y": {"param": "H", "values": [1, 2, 4, 8, 16]},
         }
     )
-    result = assemble.surface(request, _cells(35, done)).model_dump(mode="json")
+    result = assemble.surface(request, _cells(35, done))
     heat = figs.surface_heatmap(result, "mse")
     z = [v for row in heat.data[0].z for v in row]
     assert len(z) == 35 and sum(v is not None for v in z) == len(done)
@@ -70,7 +70,7 @@ def test_surface_figures_draw_partial_results_with_gaps(done: set[int]) -> None:
 @pytest.mark.parametrize("done", [set(), {2}, {0, 1, 5}, set(range(6))])
 def test_sweep_figures_and_verdict_draw_partial_results(done: set[int]) -> None:
     request = DiversitySweepRequest.model_validate({"base": {}, "thetas": [0, 18, 36, 54, 72, 90]})
-    result = assemble.diversity_sweep(request, _cells(6, done)).model_dump(mode="json")
+    result = assemble.diversity_sweep(request, _cells(6, done))
     for fig in (figs.mse_vs_hdi(result), figs.correlation_vs_overlap(result)):
         _no_nan_text(fig)
     mse = next(t for t in figs.mse_vs_hdi(result).data if t.name == "MSE (Monte Carlo)")
@@ -85,7 +85,7 @@ def test_sweep_figures_and_verdict_draw_partial_results(done: set[int]) -> None:
 def test_architecture_bars_appear_as_splits_finish(done: set[int]) -> None:
     request = ArchitectureRequest.model_validate({"base": {}, "budget": 16})
     count = len(request.scenarios())
-    result = assemble.architecture(request, _cells(count, {k for k in done if k < count})).model_dump(mode="json")
+    result = assemble.architecture(request, _cells(count, {k for k in done if k < count}))
     fig = figs.architecture_mse(result)
     _no_nan_text(fig)
     mse = next(t for t in fig.data if t.name == "MSE (Monte Carlo)")

@@ -13,6 +13,7 @@ from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import training as view
 from headdiv.workers.jobs.runner import run_job
+from headdiv.workers.schemas.results.labs import TrainingResult
 from headdiv.workers.schemas.training import TrainingRequest
 from tests.dashboard.conftest import drawn_numbers
 
@@ -45,18 +46,18 @@ def test_the_tab_asks_for_a_valid_training_with_its_options() -> None:
 
 
 def test_training_figures_draw_every_recorded_step(trained: dict[str, Any]) -> None:
-    steps = trained["steps"]
+    steps, result = trained["steps"], TrainingResult.model_validate(trained)
     assert steps == [0, 2, 4, 6]
-    curves = figs.loss_and_hdi(trained, 1)
+    curves = figs.loss_and_hdi(result, 1)
     assert [t.name for t in curves.data] == ["training loss", "HDI"]
     assert list(curves.data[1].y) == pytest.approx(trained["hdi"])
-    split = figs.mse_split(trained)
+    split = figs.mse_split(result)
     assert [t.name for t in split.data] == ["MSE", "Bias²", "Variance", "Covariance"]
     for frame in range(len(steps)):
-        heat = figs.overlap_at(trained, frame)
+        heat = figs.overlap_at(result, frame)
         assert f"step {steps[frame]}" in heat.layout.title.text
         assert heat.data[0].z[0][1] == pytest.approx(trained["overlap"][frame][0][1])
-        bars = figs.angles_at(trained, frame)
+        bars = figs.angles_at(result, frame)
         assert len(bars.data) == 2 and list(bars.data[0].x) == ["h1·h2", "h1·h3", "h2·h3"]
         for fig in (heat, bars):
             assert all(abs(v) < 1e300 for v in drawn_numbers(fig))
@@ -65,15 +66,20 @@ def test_training_figures_draw_every_recorded_step(trained: dict[str, Any]) -> N
 
 
 def test_verdict_says_what_the_run_answers(trained: dict[str, Any]) -> None:
-    rising = {"steps": [0, 100], "hdi": [0.2, 0.8], "mse": [0.3, 0.2], "penalty_weight": 0.0}
+    # the verdict reads steps, HDI, MSE, its standard error and λ only
+    rising = TrainingResult.model_construct(
+        steps=[0, 100], hdi=[0.2, 0.8], mse=[0.3, 0.2], mse_se=[0.0, 0.0], penalty_weight=0.0
+    )
     assert figs.verdict(rising) == (
         "Over 100 steps the HDI rose from 0.2 to 0.8, and the held-out MSE fell from 0.3 to 0.2 — gradient "
         "descent alone made the heads more diverse."
     )
-    falling = figs.verdict({"steps": [0, 50], "hdi": [0.8, 0.5], "mse": [0.3, 0.4]})
+    falling = figs.verdict(
+        TrainingResult.model_construct(steps=[0, 50], hdi=[0.8, 0.5], mse=[0.3, 0.4], mse_se=[0.0, 0.0])
+    )
     assert "HDI fell from 0.8 to 0.5" in falling and "MSE rose" in falling
-    assert "Not enough" in figs.verdict({"steps": [0], "hdi": [None], "mse": [None]})
-    assert figs.verdict(trained).startswith("Over 6 steps the HDI")
+    assert "Not enough" in figs.verdict(TrainingResult.model_construct(steps=[0], hdi=[None], mse=[0.3], mse_se=[0.0]))
+    assert figs.verdict(TrainingResult.model_validate(trained)).startswith("Over 6 steps the HDI")
 
 
 def test_a_preset_opens_the_training_lab() -> None:
@@ -125,5 +131,5 @@ def test_reproduce_commands_name_the_training_route_and_command() -> None:
 @pytest.mark.parametrize(("losses", "log"), [([3.5, 2.0, 1.2], False), ([4.0, 0.5, 0.3], True)])
 def test_the_loss_axis_is_logarithmic_only_over_a_decade_or_more(losses: list[float], log: bool) -> None:
     """Within one decade a log axis shows one label or none; over more it keeps early and late steps readable."""
-    result = {"steps": [0, 10, 20], "loss": losses, "hdi": [0.5, 0.6, 0.7]}
+    result = TrainingResult.model_construct(steps=[0, 10, 20], loss=losses, hdi=[0.5, 0.6, 0.7])
     assert (figs.loss_and_hdi(result).layout.yaxis.type == "log") is log

@@ -2,49 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import plotly.graph_objects as go
 
 from headdiv.dashboard.figures.theme import (
     COMPONENT_COLORS,
     THEORY_COLOR,
     empty_figure,
-    finite,
     fmt,
     reference_line,
     styled,
 )
+from headdiv.workers.schemas.results.labs import CovarianceResult, CovarianceSeries
 
-Result = dict[str, Any]
 SHARED_COLOR = COMPONENT_COLORS["variance"]
 SIGNAL_COLOR = COMPONENT_COLORS["bias2"]
 
 
-def _series(result: Result, pair: int) -> tuple[str, dict[str, list[Any]]]:
+def _series(result: CovarianceResult, pair: int) -> tuple[str, CovarianceSeries]:
     """The chosen pair's curves over θ (0: the mean over all pairs), and its name."""
-    pairs = result.get("pairs") or []
-    if 1 <= pair <= len(pairs):
-        chosen = pairs[pair - 1]
-        h, g = chosen.get("pair", [0, 1])
+    if 1 <= pair <= len(result.pairs):
+        chosen = result.pairs[pair - 1]
+        h, g = chosen.pair
         return f"heads {h + 1} and {g + 1}", chosen
-    return "mean over pairs", result.get("mean_pair") or {}
+    return "mean over pairs", result.mean_pair
 
 
-def split_over_theta(result: Result, pair: int = 0) -> go.Figure:
+def split_over_theta(result: CovarianceResult, pair: int = 0) -> go.Figure:
     """Measured covariance (±2 standard errors), its shared-noise part and the signal part, against θ."""
-    thetas = [finite(t) for t in result.get("thetas") or []]
+    thetas = result.thetas
     name, s = _series(result, pair)
-    if not thetas or not s:
+    if not thetas:
         return empty_figure("no covariance yet")
     fig = go.Figure()
     fig.add_scatter(
         x=thetas,
-        y=[finite(v) for v in s.get("measured", [])],
+        y=s.measured,
         name="measured C̄ (±2 s.e.)",
         mode="lines+markers",
         line={"color": COMPONENT_COLORS["covariance"], "width": 3},
-        error_y={"type": "data", "array": [2 * (finite(v) or 0.0) for v in s.get("measured_se", [])]},
+        error_y={"type": "data", "array": [2 * v for v in s.measured_se]},
     )
     for key, label, color, dash in (
         ("shared_noise", "shared noise σ²E[Σ w w′]", SHARED_COLOR, "dash"),
@@ -52,17 +48,16 @@ def split_over_theta(result: Result, pair: int = 0) -> go.Figure:
     ):
         fig.add_scatter(
             x=thetas,
-            y=[finite(v) for v in s.get(key, [])],
+            y=getattr(s, key),
             name=label,
             mode="lines+markers",
             line={"color": color, "dash": dash},
         )
-    level = finite(result.get("sigma2_over_n"))
-    if level is not None:
-        reference_line(fig, "h", level, f"σ²/n = {fmt(level)}", "#888", "dot", width=1)
+    level = result.sigma2_over_n
+    reference_line(fig, "h", level, f"σ²/n = {fmt(level)}", "#888", "dot", width=1)
     fig.add_scatter(
         x=thetas,
-        y=[finite(v) for v in s.get("bound", [])],
+        y=s.bound,
         name="Lemma 4.1 bound",
         mode="lines",
         line={"color": THEORY_COLOR, "width": 2},
@@ -73,39 +68,34 @@ def split_over_theta(result: Result, pair: int = 0) -> go.Figure:
     return styled(fig, f"Inter-head covariance, {name}", height=380)
 
 
-def bound_vs_truth(result: Result, pair: int = 0) -> go.Figure:
+def bound_vs_truth(result: CovarianceResult, pair: int = 0) -> go.Figure:
     """|measured| and the shared-noise part beside the lemma's bound, on a log scale (0 cannot be drawn: a gap)."""
-    thetas = [finite(t) for t in result.get("thetas") or []]
+    thetas = result.thetas
     name, s = _series(result, pair)
-    if not thetas or not s:
+    if not thetas:
         return empty_figure("no covariance yet")
 
-    def positive(values: list[Any], absolute: bool = False) -> list[float | None]:
-        out = []
-        for v in values:
-            x = finite(v)
-            x = abs(x) if (x is not None and absolute) else x
-            out.append(x if x is not None and x > 0 else None)
-        return out
+    def positive(values: list[float], absolute: bool = False) -> list[float | None]:
+        return [x if x > 0 else None for x in ((abs(v) if absolute else v) for v in values)]
 
     fig = go.Figure()
     fig.add_scatter(
         x=thetas,
-        y=positive(s.get("bound", [])),
+        y=positive(s.bound),
         name="Lemma 4.1 bound",
         mode="lines+markers",
         line={"color": THEORY_COLOR, "width": 3},
     )
     fig.add_scatter(
         x=thetas,
-        y=positive(s.get("measured", []), absolute=True),
+        y=positive(s.measured, absolute=True),
         name="|measured C̄|",
         mode="lines+markers",
         line={"color": COMPONENT_COLORS["covariance"]},
     )
     fig.add_scatter(
         x=thetas,
-        y=positive(s.get("shared_noise", [])),
+        y=positive(s.shared_noise),
         name="shared noise",
         mode="lines",
         line={"color": SHARED_COLOR, "dash": "dash"},
@@ -116,18 +106,16 @@ def bound_vs_truth(result: Result, pair: int = 0) -> go.Figure:
     return styled(fig, f"Bound against the truth, {name}", height=380)
 
 
-def pair_heatmap(result: Result, part: str = "measured") -> go.Figure:
+def pair_heatmap(result: CovarianceResult, part: str = "measured") -> go.Figure:
     """One part of the split for every pair of heads at the largest angle computed."""
-    matrices = result.get("matrices") or []
-    thetas = result.get("thetas") or []
-    if not matrices:
+    if not result.matrices:
         return empty_figure("no covariance yet")
-    full = [[finite(v) for v in row] for row in matrices[-1].get(part, [])]
+    full: list[list[float]] = getattr(result.matrices[-1], part)
     labels = [f"head {h + 1}" for h in range(len(full))]
     # The pairs are the lesson; each head's own variance (the diagonal) is an order of magnitude larger and
     # would set the colour scale, so the off-diagonal covariances set it and the diagonal is left blank
     # (its value stays in the hover text).
-    z = [[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(full)]
+    z: list[list[float | None]] = [[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(full)]
     off = [abs(v) for row in z for v in row if v is not None]
     reach = max(off) if off and max(off) > 0 else 1.0
     text = [
@@ -148,6 +136,5 @@ def pair_heatmap(result: Result, part: str = "measured") -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    theta = finite(thetas[-1]) if thetas else None
-    at = f" at θ = {theta:g}°" if theta is not None else ""
+    at = f" at θ = {result.thetas[-1]:g}°" if result.thetas else ""
     return styled(fig, f"{part.replace('_', ' ')} for every pair{at}", height=320, legend=False)

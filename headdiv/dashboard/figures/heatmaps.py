@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import plotly.graph_objects as go
 
-from headdiv.dashboard.figures.theme import finite, fmt, styled
+from headdiv.dashboard.figures.theme import fmt, styled
+from headdiv.workers.schemas.results.common import AnglePair, Matrix
 
 
 def overlap_heatmap(
-    overlap: Any,
-    angles: Any,
+    overlap: Matrix,
+    angles: list[AnglePair],
     title: str,
     *,
     label: str = "h",
@@ -22,21 +21,21 @@ def overlap_heatmap(
 ) -> go.Figure:
     """Overlap s_hh' between heads (1 = same subspace, 0 = orthogonal), with their principal angles on hover.
 
-    `overlap` is the H x H matrix, `angles` the `[{pair: [h, g], angles: [...]}]` list of a result;
+    `overlap` is the H x H matrix, `angles` the principal angles of (some of) the pairs;
     heads are labelled `{label}{h + first}`, or `names[h]`. `order` lists the heads in the order drawn
     (a dendrogram's, so that clusters show as blocks).
     """
-    full = [[finite(v) for v in row] for row in (overlap or [])]
+    full = overlap
     size = len(full)
     order = list(range(size)) if order is None else [h for h in order if 0 <= h < size]
     names = names or [f"{label}{h + first}" for h in range(size)]
     text: list[list[str]] = [["same head" if i == j else "" for j in range(size)] for i in range(size)]
-    for item in angles or []:
-        pair = item.get("pair") or []
-        if len(pair) != 2 or not all(isinstance(p, int) and 0 <= p < size for p in pair):
+    for item in angles:
+        h, g = item.pair
+        if not (0 <= h < size and 0 <= g < size):
             continue
-        shown = ", ".join(fmt(a) + "°" for a in (item.get("angles") or [])[:8])
-        text[pair[0]][pair[1]] = text[pair[1]][pair[0]] = shown
+        shown = ", ".join(fmt(a) + "°" for a in item.angles[:8])
+        text[h][g] = text[g][h] = shown
     labels = [names[h] for h in order]
     fig = go.Figure(
         go.Heatmap(

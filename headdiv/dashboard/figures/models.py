@@ -2,35 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import plotly.graph_objects as go
 
 from headdiv.dashboard.figures import heatmaps
-from headdiv.dashboard.figures.theme import COMPONENT_COLORS, THEORY_COLOR, empty_figure, finite, fmt, styled
+from headdiv.dashboard.figures.theme import COMPONENT_COLORS, THEORY_COLOR, empty_figure, fmt, styled
+from headdiv.workers.schemas.results.reports import HeadClusters, LayerHeads, ModelHeadsReport
 
-Result = dict[str, Any]
 
-
-def layer_bars(r: Result, chosen: int | None = None) -> go.Figure:
-    layers = r.get("layers") or []
-    x = [str(layer["layer"]) for layer in layers]
+def layer_bars(r: ModelHeadsReport, chosen: int | None = None) -> go.Figure:
+    layers = r.layers
+    x = [str(layer.layer) for layer in layers]
     fig = go.Figure()
     fig.add_bar(
         x=x,
-        y=[finite(layer.get("key_hdi")) for layer in layers],
+        y=[layer.key_hdi for layer in layers],
         name="key heads",
         marker_color=COMPONENT_COLORS["variance"],
     )
     fig.add_bar(
         x=x,
-        y=[finite(layer.get("query_hdi")) for layer in layers],
+        y=[layer.query_hdi for layer in layers],
         name="query heads",
         marker_color=COMPONENT_COLORS["covariance"],
     )
     fig.add_scatter(
         x=x,
-        y=[finite(layer.get("random_hdi")) for layer in layers],
+        y=[layer.random_hdi for layer in layers],
         mode="markers",
         name="random subspaces",
         marker={"symbol": "line-ew-open", "size": 26, "color": THEORY_COLOR, "line": {"width": 3}},
@@ -41,32 +38,32 @@ def layer_bars(r: Result, chosen: int | None = None) -> go.Figure:
     fig.update_xaxes(title="layer", type="category")
     fig.update_yaxes(title="HDI", range=[0, 1.02])
     title = (
-        f"{r.get('model', 'model')}: {r.get('num_heads')} heads ({r.get('num_kv_heads')} key heads) "
-        f"of d_k = {r.get('d_k')} in d_model = {r.get('d_model')}"
+        f"{r.model or 'model'}: {r.num_heads} heads ({r.num_kv_heads} key heads) "
+        f"of d_k = {r.d_k} in d_model = {r.d_model}"
     )
     return styled(fig, title, height=360)
 
 
-def _layer(r: Result, layer: int) -> dict[str, Any] | None:
-    layers = r.get("layers") or []
-    return layers[max(0, min(layer, len(layers) - 1))] if layers else None
+def layer_of(r: ModelHeadsReport, layer: int) -> LayerHeads | None:
+    """The report's layer at index `layer`, clamped to the layers there are (None when there are none)."""
+    return r.layers[max(0, min(layer, len(r.layers) - 1))] if r.layers else None
 
 
-def overlap_heatmap(r: Result, layer: int) -> go.Figure:
-    item = _layer(r, layer)
+def overlap_heatmap(r: ModelHeadsReport, layer: int) -> go.Figure:
+    item = layer_of(r, layer)
     if item is None:
         return empty_figure("no layers")
-    title = f"Key overlap, layer {item['layer']} (HDI {fmt(item.get('key_hdi'))}, random {fmt(item.get('random_hdi'))})"
+    title = f"Key overlap, layer {item.layer} (HDI {fmt(item.key_hdi)}, random {fmt(item.random_hdi)})"
     return heatmaps.overlap_heatmap(
-        item.get("key_overlap"), item.get("key_principal_angles_deg"), title, label="head ", first=1, height=360
+        item.key_overlap, item.key_principal_angles_deg, title, label="head ", first=1, height=360
     )
 
 
-def angle_histogram(r: Result, layer: int) -> go.Figure:
-    item = _layer(r, layer)
+def angle_histogram(r: ModelHeadsReport, layer: int) -> go.Figure:
+    item = layer_of(r, layer)
     if item is None:
         return empty_figure("no layers")
-    angles = [a for pair in item.get("key_principal_angles_deg") or [] for a in pair.get("angles", [])]
+    angles = [a for pair in item.key_principal_angles_deg for a in pair.angles]
     fig = go.Figure(
         go.Histogram(
             x=angles,
@@ -78,16 +75,15 @@ def angle_histogram(r: Result, layer: int) -> go.Figure:
     # a little room left of 0, so the first x label does not sit in the corner on the y axis's "0"
     fig.update_xaxes(title="angle (degrees; 90 = orthogonal)", range=[-3, 93])
     fig.update_yaxes(title="count")
-    return styled(fig, f"Principal angles between key heads, layer {item['layer']}", height=300, legend=False)
+    return styled(fig, f"Principal angles between key heads, layer {item.layer}", height=300, legend=False)
 
 
-def summary(entry: dict[str, Any]) -> str:
-    r = entry.get("result") or {}
-    layers = r.get("layers") or []
-    keys = [v for v in (finite(layer.get("key_hdi")) for layer in layers) if v is not None]
-    rand = [v for v in (finite(layer.get("random_hdi")) for layer in layers) if v is not None]
-    where = "uploaded file" if entry.get("source") == "upload" else "built-in model"
-    text = f"{where} {r.get('model')} ({r.get('style')} naming), {len(layers)} layers"
+def summary(r: ModelHeadsReport, source: str) -> str:
+    """One line on the model measured (`source`: "upload" or "builtin") and its key HDI against chance."""
+    keys = [layer.key_hdi for layer in r.layers if layer.key_hdi is not None]
+    rand = [layer.random_hdi for layer in r.layers if layer.random_hdi is not None]
+    where = "uploaded file" if source == "upload" else "built-in model"
+    text = f"{where} {r.model} ({r.style} naming), {len(r.layers)} layers"
     if keys and rand:
         below = sum(k < q for k, q in zip(keys, rand, strict=False))
         text += (
@@ -97,63 +93,64 @@ def summary(entry: dict[str, Any]) -> str:
     return text
 
 
-def _clusters(r: Result, layer: int, which: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    item = _layer(r, layer)
+def clusters_of(r: ModelHeadsReport, layer: int, which: str) -> tuple[LayerHeads | None, HeadClusters | None]:
+    """A layer and the clusters of its `which` ("key" or "query") heads (None where it has none)."""
+    item = layer_of(r, layer)
     if item is None:
         return None, None
-    return item, ((item.get("clusters") or {}).get(which) or None)
+    return item, item.clusters.query if which == "query" else item.clusters.key
 
 
-def dendrogram_figure(r: Result, layer: int, which: str = "key") -> go.Figure:
+def dendrogram_figure(r: ModelHeadsReport, layer: int, which: str = "key") -> go.Figure:
     """scipy's dendrogram of the heads (distance 1 - overlap, average linkage), leaves labelled by head."""
-    item, c = _clusters(r, layer, which)
+    item, c = clusters_of(r, layer, which)
     if item is None or c is None:
         return empty_figure("clusters need three heads or more (and at most 256)")
     fig = go.Figure()
-    for xs, ys in zip(c["icoord"], c["dcoord"], strict=False):
+    for xs, ys in zip(c.icoord, c.dcoord, strict=False):
         fig.add_scatter(
             x=xs, y=ys, mode="lines", line={"color": THEORY_COLOR, "width": 1.5}, hoverinfo="skip", showlegend=False
         )
-    order = c["order"]
+    order = c.order
     fig.update_xaxes(
         tickvals=[5 + 10 * i for i in range(len(order))],
-        ticktext=[f"{h + 1}" + (f" (g{c['groups'][h] + 1})" if which == "query" else "") for h in order],
+        ticktext=[f"{h + 1}" + (f" (g{c.groups[h] + 1})" if which == "query" else "") for h in order],
         title=f"{which} head (key group)" if which == "query" else "key head",
     )
-    fig.add_hline(y=c.get("cut", 0.5), line={"color": "#999", "dash": "dot", "width": 1}, annotation_text="cut")
+    fig.add_hline(y=c.cut, line={"color": "#999", "dash": "dot", "width": 1}, annotation_text="cut")
     # scipy puts leaf i at 5 + 10 i: half a leaf of room each side keeps the first label off the corner
     fig.update_xaxes(range=[0, 10 * len(order)])
     fig.update_yaxes(title="distance 1 − overlap", range=[0, 1.02])
-    return styled(fig, f"Dendrogram of the {which} heads, layer {item['layer']}", height=340, legend=False)
+    return styled(fig, f"Dendrogram of the {which} heads, layer {item.layer}", height=340, legend=False)
 
 
-def clustered_heatmap(r: Result, layer: int, which: str = "key") -> go.Figure:
+def clustered_heatmap(r: ModelHeadsReport, layer: int, which: str = "key") -> go.Figure:
     """The overlap matrix with heads in the dendrogram's order, so clusters show as blocks."""
-    item, c = _clusters(r, layer, which)
+    item, c = clusters_of(r, layer, which)
     if item is None or c is None:
         return empty_figure("")
-    groups = c["groups"]
+    groups = c.groups
+    query = which == "query"
     return heatmaps.overlap_heatmap(
-        item.get(f"{which}_overlap"),
-        item.get(f"{which}_principal_angles_deg"),
-        f"{which.capitalize()} overlap in cluster order, layer {item['layer']}",
+        item.query_overlap if query else item.key_overlap,
+        [] if query else item.key_principal_angles_deg,  # the report lists the key heads' angles only
+        f"{which.capitalize()} overlap in cluster order, layer {item.layer}",
         height=360,
-        order=c["order"],
+        order=c.order,
         names=[f"{h + 1}" + (f"·g{groups[h] + 1}" if which == "query" else "") for h in range(len(groups))],
     )
 
 
-def contribution_bars(r: Result, layer: int, which: str = "key") -> go.Figure:
+def contribution_bars(r: ModelHeadsReport, layer: int, which: str = "key") -> go.Figure:
     """Each head's diversity contribution HDI(layer) − HDI(without it); the lowest are the pruning candidates."""
-    item, c = _clusters(r, layer, which)
+    item, c = clusters_of(r, layer, which)
     if item is None or c is None:
         return empty_figure("")
-    ranked = c["redundant_first"]
-    contribution = c["contribution"]
+    ranked = c.redundant_first
     fig = go.Figure(
         go.Bar(
-            x=[f"{h + 1}" + (f"·g{c['groups'][h] + 1}" if which == "query" else "") for h in ranked],
-            y=[finite(contribution[h]) for h in ranked],
+            x=[f"{h + 1}" + (f"·g{c.groups[h] + 1}" if which == "query" else "") for h in ranked],
+            y=[c.contribution[h] for h in ranked],
             marker_color=[
                 COMPONENT_COLORS["bias2"] if i < max(1, len(ranked) // 4) else COMPONENT_COLORS["variance"]
                 for i in range(len(ranked))
@@ -166,7 +163,7 @@ def contribution_bars(r: Result, layer: int, which: str = "key") -> go.Figure:
     fig.update_yaxes(title="HDI − HDI<sub>−h</sub>")
     return styled(
         fig,
-        f"Diversity contribution of each {which} head, layer {item['layer']} (red: prune first)",
+        f"Diversity contribution of each {which} head, layer {item.layer} (red: prune first)",
         height=340,
         legend=False,
     )

@@ -4,7 +4,8 @@ overlaps and principal angles (the frame the step slider picks)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import TypeVar
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -15,47 +16,39 @@ from headdiv.dashboard.figures.theme import (
     COMPONENT_LABELS,
     ENSEMBLE_COLOR,
     THEORY_COLOR,
-    finite,
     fmt,
     fmt_se,
     styled,
 )
+from headdiv.workers.schemas.results.labs import TrainingResult
 from headdiv.workers.schemas.verdicts import SIGNIFICANT_Z
 
-Result = dict[str, Any]
+T = TypeVar("T")
 HDI_MOVES = 0.01
 """A change of HDI smaller than this is called no change (HDI is exact: no Monte Carlo error)."""
 
 
-def _series(result: Result, key: str) -> list[float | None]:
-    return [finite(v) for v in (result.get(key) or [])]
-
-
-def _steps(result: Result) -> list[int]:
-    return [int(s) for s in (result.get("steps") or [])]
-
-
-def _marker(fig: go.Figure, result: Result, frame: int | None) -> None:
-    steps = _steps(result)
+def _marker(fig: go.Figure, result: TrainingResult, frame: int | None) -> None:
+    steps = result.steps
     if frame is not None and 0 <= frame < len(steps):
         fig.add_vline(x=steps[frame], line={"color": "#999", "dash": "dot", "width": 1})
 
 
-def loss_and_hdi(result: Result, frame: int | None = None) -> go.Figure:
+def loss_and_hdi(result: TrainingResult, frame: int | None = None) -> go.Figure:
     """Training loss (left axis, log when it spans a decade) and the heads' HDI (right axis, 0 to 1) against the step."""
-    steps = _steps(result)
+    steps = result.steps
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(
-        go.Scatter(x=steps, y=_series(result, "loss"), name="training loss", line={"color": ENSEMBLE_COLOR}),
+        go.Scatter(x=steps, y=result.loss, name="training loss", line={"color": ENSEMBLE_COLOR}),
         secondary_y=False,
     )
     fig.add_trace(
-        go.Scatter(x=steps, y=_series(result, "hdi"), name="HDI", line={"color": THEORY_COLOR, "width": 3}),
+        go.Scatter(x=steps, y=result.hdi, name="HDI", line={"color": THEORY_COLOR, "width": 3}),
         secondary_y=True,
     )
     # log where the loss spans a decade or more (then 2s and 5s: no crowded minor labels); within one decade a
     # log axis would show a single label, or none
-    losses = [v for v in _series(result, "loss") if v is not None and v > 0]
+    losses = [v for v in result.loss if v > 0]
     spans_decade = bool(losses) and max(losses) >= 10 * min(losses)
     if spans_decade:
         fig.update_yaxes(title_text="loss", type="log", dtick="D2", secondary_y=False)
@@ -69,15 +62,14 @@ def loss_and_hdi(result: Result, frame: int | None = None) -> go.Figure:
     return styled(fig, "Training loss and head diversity")
 
 
-def mse_split(result: Result, frame: int | None = None) -> go.Figure:
+def mse_split(result: TrainingResult, frame: int | None = None) -> go.Figure:
     """Held-out MSE and its bias² / variance / covariance against the step."""
-    steps = _steps(result)
     fig = go.Figure()
     for key in ("mse", "bias2", "variance", "covariance"):
         fig.add_trace(
             go.Scatter(
-                x=steps,
-                y=_series(result, key),
+                x=result.steps,
+                y=getattr(result, key),
                 name=COMPONENT_LABELS[key],
                 line={"color": COMPONENT_COLORS[key], "width": 3 if key == "mse" else 2},
             )
@@ -88,35 +80,30 @@ def mse_split(result: Result, frame: int | None = None) -> go.Figure:
     return styled(fig, "Held-out MSE = bias² + variance + covariance")
 
 
-def _frame(result: Result, key: str, frame: int) -> Any:
-    values = result.get(key) or []
+def _at(values: Sequence[T], frame: int) -> T | None:
+    """The value recorded at `frame` (None past the ends)."""
     return values[frame] if 0 <= frame < len(values) else None
 
 
-def overlap_at(result: Result, frame: int) -> go.Figure:
+def overlap_at(result: TrainingResult, frame: int) -> go.Figure:
     """The overlap heatmap of one recorded step."""
-    steps = _steps(result)
-    step = steps[frame] if 0 <= frame < len(steps) else "?"
-    hdi = fmt(_frame(result, "hdi", frame))
-    return overlap_heatmap(
-        _frame(result, "overlap", frame), _frame(result, "angles", frame), f"Overlaps at step {step} (HDI {hdi})"
-    )
+    step = _at(result.steps, frame)
+    title = f"Overlaps at step {'?' if step is None else step} (HDI {fmt(_at(result.hdi, frame))})"
+    overlap, angles = _at(result.overlap, frame), _at(result.angles, frame)
+    return overlap_heatmap(overlap or [], angles or [], title)
 
 
-def angles_at(result: Result, frame: int) -> go.Figure:
+def angles_at(result: TrainingResult, frame: int) -> go.Figure:
     """Each listed pair's principal angles (degrees) at one recorded step."""
-    pairs = _frame(result, "angles", frame) or []
+    pairs = _at(result.angles, frame) or []
     fig = go.Figure()
-    most = max((len(p.get("angles") or []) for p in pairs), default=0)
-    labels = [f"h{p['pair'][0] + 1}·h{p['pair'][1] + 1}" for p in pairs]
+    most = max((len(p.angles) for p in pairs), default=0)
+    labels = [f"h{p.pair[0] + 1}·h{p.pair[1] + 1}" for p in pairs]
     for k in range(most):
         fig.add_trace(
             go.Bar(
                 x=labels,
-                y=[
-                    finite((p.get("angles") or [None] * most)[k]) if k < len(p.get("angles") or []) else None
-                    for p in pairs
-                ],
+                y=[p.angles[k] if k < len(p.angles) else None for p in pairs],
                 name=f"angle {k + 1}",
             )
         )
@@ -125,31 +112,28 @@ def angles_at(result: Result, frame: int) -> go.Figure:
     return styled(fig, "Principal angles between heads", legend=most <= 8)
 
 
-def verdict(result: Result) -> str:
+def verdict(result: TrainingResult) -> str:
     """One sentence on what the run shows, tested on the numbers its charts draw: did HDI rise, fall or stay
     (by more than 0.01), did the held-out MSE move by more than two standard errors of the change, and what
     moved the heads: gradient descent alone (λ = 0) or with the diversity penalty pushing them apart."""
-    hdi, mse, steps = _series(result, "hdi"), _series(result, "mse"), _steps(result)
-    se = _series(result, "mse_se") if result.get("mse_se") else [None] * len(mse)
-    if len(steps) < 2 or hdi[0] is None or hdi[-1] is None or mse[0] is None or mse[-1] is None:
+    hdi, mse, se, steps = result.hdi, result.mse, result.mse_se, result.steps
+    if len(steps) < 2 or hdi[0] is None or hdi[-1] is None:
         return "Not enough recorded steps to say what this run answers yet."
     dh, dm = hdi[-1] - hdi[0], mse[-1] - mse[0]
     moved = "rose" if dh > HDI_MOVES else "fell" if dh < -HDI_MOVES else "stayed put"
-    spread = math.hypot(se[0] or 0.0, se[-1] or 0.0)
+    spread = math.hypot(se[0], se[-1])
     if abs(dm) > SIGNIFICANT_Z * spread:
         follow = ("and the held-out MSE fell" if dm < 0 else "yet the held-out MSE rose") + (
             f" from {fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])}"
         )
     else:
         follow = f"and the held-out MSE stayed within its Monte Carlo error ({fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])})"
-    penalty = finite(result.get("penalty_weight"))
     why = "."
     if dh > HDI_MOVES:
+        penalty = result.penalty_weight
         why = (
             " — gradient descent alone made the heads more diverse."
             if penalty == 0
             else f" — with the diversity penalty λ = {fmt(penalty)} pushing the heads apart."
-            if penalty is not None
-            else "."
         )
     return f"Over {steps[-1]} steps the HDI {moved} from {fmt(hdi[0])} to {fmt(hdi[-1])}, {follow}{why}"

@@ -17,6 +17,8 @@ from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.workers.schemas.geometries import GEOMETRIES
 from headdiv.workers.schemas.requests import MAX_BUDGET
+from headdiv.workers.schemas.results.reports import TheoryReport
+from headdiv.workers.schemas.results.sweeps import ArchitectureResult
 
 
 def architecture_request(state: PageState) -> tuple[str, dict[str, Any]]:
@@ -54,31 +56,26 @@ def layout(state: PageState) -> Component:
     )
 
 
-def figures(result: dict[str, Any], client: ApiClient) -> tuple[Any, Any, str, str]:
+def figures(result: ArchitectureResult, client: ApiClient) -> tuple[Any, Any, str, str]:
     """The four outputs of the view for a (possibly partial) result: the splits, the closed-form optimum,
     the theory curves' error line and the fitted formula."""
-    candidates = result.get("candidates") or []
-    if not any(c.get("mse") is not None for c in candidates):  # a partial result with no split yet
+    candidates = result.candidates
+    if not any(c.mse is not None for c in candidates):  # a partial result with no split yet
         return figs.architecture_mse(result), empty_figure("the curves follow the first splits"), "", ""
-    theory = result.get("theory") or {}
+    theory = result.theory
     # a degenerate fit's minimum is only an end of the range (docs/model.md section 7): the closed form is
     # then drawn with the paper's unit constants, labelled as such, never with the degenerate ones
-    fitted = not theory.get("degenerate")
-    base = result.get("base") or {}
-    params = {
-        "budget": result.get("budget"),
-        "c1": theory.get("c1", 1.0) if fitted else 1.0,
-        "c2": theory.get("c2", 1.0) if fitted else 1.0,
-        "n": base.get("n", 256),
-    }
-    try:
+    fitted = not theory.degenerate
+    n, budget = result.base.n, result.budget
+    params = {"n": n, "budget": budget, "c1": theory.c1 if fitted else 1.0, "c2": theory.c2 if fitted else 1.0}
+    try:  # the API checks the query: a refusal is the error line under the chart
         curves = figs.theory_curves(
-            client.get("/theory/architecture", params=params),
+            TheoryReport.model_validate(client.get("/theory/architecture", params=params)),
             fitted=fitted,
             # the best of the splits done so far is not the best split: starred once all are measured
-            best=result.get("best") if all(c.get("mse") is not None for c in candidates) else None,
-            n=params["n"],
-            budget=params["budget"],
+            best=result.best if all(c.mse is not None for c in candidates) else None,
+            n=n,
+            budget=budget,
         )
         error = ""
     except ApiError as exc:

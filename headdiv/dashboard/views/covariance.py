@@ -15,6 +15,7 @@ from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.dashboard.views.diversity import thetas
+from headdiv.workers.schemas.results.labs import CovarianceResult
 
 MAX_PAIR = 120
 """Pairs of 16 heads, the lab's most."""
@@ -57,24 +58,22 @@ def layout(state: State) -> Component:
     )
 
 
-def verdict(result: dict[str, Any]) -> str:
+def verdict(result: CovarianceResult) -> str:
     """What the largest angle shows: the lemma's bound, the measured covariance, and the shared noise."""
-    thetas_ = result.get("thetas") or []
-    mean = result.get("mean_pair") or {}
-    if not thetas_ or not mean.get("measured"):
+    mean = result.mean_pair
+    if not result.thetas or not mean.measured:
         return ""
-    theta = thetas_[-1]
-    measured, se = mean["measured"][-1], mean["measured_se"][-1]
-    shared, bound = mean["shared_noise"][-1], mean["bound"][-1]
-    level = result.get("sigma2_over_n")
+    theta = result.thetas[-1]
+    measured, se = mean.measured[-1], mean.measured_se[-1]
+    shared, bound = mean.shared_noise[-1], mean.bound[-1]
     text = (
         f"At θ = {fmt(theta)}° the heads' mean covariance is {fmt_se(measured, se)}; the shared noise "
-        f"σ²E[Σ w w′] alone is {fmt(shared)} (σ²/n = {fmt(level)}); Lemma 4.1 bounds it by {fmt(bound)}."
+        f"σ²E[Σ w w′] alone is {fmt(shared)} (σ²/n = {fmt(result.sigma2_over_n)}); Lemma 4.1 bounds it by "
+        f"{fmt(bound)}."
     )
-    numbers = isinstance(bound, (int, float)) and isinstance(measured, (int, float))
-    if theta == 90 and numbers and measured > bound + 2 * (se or 0):
+    if theta == 90 and measured > bound + 2 * se:
         text += " The bound says orthogonal heads do not covary; they do, through the noise they share."
-    if not result.get("complete", True):
+    if not result.complete:
         text += " (partial: the remaining angles are still running)"
     return text
 

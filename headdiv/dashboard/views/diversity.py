@@ -12,10 +12,11 @@ from dash.development.base_component import Component
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
 from headdiv.dashboard.figures import sweeps as figs
-from headdiv.dashboard.figures.theme import finite, fmt, fmt_se
+from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View, ViewJob
+from headdiv.workers.schemas.results.sweeps import DiversitySweepResult
 from headdiv.workers.schemas.verdicts import SIGNIFICANT_Z, worst_rise
 
 
@@ -94,18 +95,18 @@ def layout(state: State) -> Component:
     )
 
 
-def verdict(result: dict[str, Any]) -> str:
+def verdict(result: DiversitySweepResult) -> str:
     """What the sweep says of Theorem 4.2, tested here on the numbers the chart draws (each angle's MSE with
     its standard error, and the bound drawn beside it): does the MSE ever rise with HDI by more than two
     standard errors, and where most; the tightest bound of the theorem's form, with its constants."""
-    points = result.get("points") or []
-    done = [p for p in points if finite(p.get("mse")) is not None and finite(p.get("hdi")) is not None]
+    points = result.points
+    done = [p for p in points if p.mse is not None and p.hdi is not None]
     if len(done) < len(points) or not points:  # a partial result: the verdict waits for every angle
         return f"Sweeping: {len(done)} of {len(points)} angles done."
-    hdi, mse = [float(p["hdi"]) for p in done], [float(p["mse"]) for p in done]
-    se = [finite(p.get("mse_se")) or 0.0 for p in done]
-    bound = result.get("bound") or {}
-    c0, k = finite(bound.get("c0")), finite(bound.get("K"))
+    hdi = [p.hdi for p in done if p.hdi is not None]
+    mse = [p.mse for p in done if p.mse is not None]
+    se = [p.mse_se or 0.0 for p in done]
+    c0, k = result.bound.c0, result.bound.K
     form = "c₀ + K (H−1)/H (1 − HDI)"
     consts = f" with c₀ = {fmt(c0)}, K = {fmt(k)}" if c0 is not None and k is not None else ""
     rise = worst_rise(hdi, mse, se)
@@ -118,9 +119,9 @@ def verdict(result: dict[str, Any]) -> str:
     lo, hi = done[rise.lower], done[rise.higher]
     flat = " The tightest bound of the theorem's form is then flat (K = 0): diversity buys nothing." if k == 0 else ""
     return (
-        f"Fails: at θ = {fmt(hi['theta'])}° (HDI {fmt(hi['hdi'])}) the MSE, {fmt_se(hi['mse'], hi.get('mse_se'))}, "
-        f"is above its value at θ = {fmt(lo['theta'])}° (HDI {fmt(lo['hdi'])}), "
-        f"{fmt_se(lo['mse'], lo.get('mse_se'))}, by {fmt(rise.z)} standard errors: more diversity, higher MSE."
+        f"Fails: at θ = {fmt(hi.theta)}° (HDI {fmt(hi.hdi)}) the MSE, {fmt_se(hi.mse, hi.mse_se)}, "
+        f"is above its value at θ = {fmt(lo.theta)}° (HDI {fmt(lo.hdi)}), "
+        f"{fmt_se(lo.mse, lo.mse_se)}, by {fmt(rise.z)} standard errors: more diversity, higher MSE."
         f"{flat} Here diversity costs bias that the theorem assumes away (docs/model.md §8.2)."
     )
 

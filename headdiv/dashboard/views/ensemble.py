@@ -14,6 +14,7 @@ from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import draw_result, register_exports
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View
+from headdiv.workers.schemas.results.simulation import SimulationResult
 
 VIEW_ID = "ensemble"
 
@@ -46,8 +47,8 @@ def layout(state: State) -> Component:
     )
 
 
-def _figures(result: dict[str, Any], which: str) -> tuple[Any, ...]:
-    notes = [html.Li(n) for n in result.get("notes") or []]
+def _figures(result: SimulationResult, which: str) -> tuple[Any, ...]:
+    notes = [html.Li(n) for n in result.notes]
     return (
         figs.decomposition_bars(result),
         figs.slice_figure(result),

@@ -30,6 +30,7 @@ from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View
 from headdiv.workers.schemas.fields import field_bounds
 from headdiv.workers.schemas.lessons import (
+    LESSONS,
     MAX_ENTROPY_WEIGHTS,
     MAX_ENTROPY_WORK,
     MAX_SCALING_WORK,
@@ -41,7 +42,6 @@ from headdiv.workers.schemas.lessons import (
 )
 
 VIEW_ID = "foundations"
-Result = dict[str, Any]
 
 
 def _default(model: type[BaseModel], name: str) -> Any:
@@ -309,7 +309,8 @@ class Panel:
 
     lesson: str
     params: Callable[[PageState], dict[str, Any]]
-    draw: Callable[[Result], tuple[Any, ...]]
+    draw: Callable[[Any], tuple[Any, ...]]
+    """Draws the lesson's answer, as its model (`LESSONS[lesson].answer`)."""
     outputs: tuple[tuple[str, str], ...]
     """(component id, property) of each drawn thing; the first is always a chart."""
 
@@ -366,13 +367,18 @@ def _register_panel(app: Dash, client: ApiClient, panel: Panel) -> None:
         except ApiError as exc:
             retry = None if exc.status is None or exc.status >= 500 else request  # an outage is retried
             return (empty_figure(exc.message), *blanks, exc.message, retry, None)
-        return (*panel.draw(result), "", request, {"key": request, "result": result})
+        return (
+            *panel.draw(LESSONS[lesson].answer.model_validate(result)),
+            "",
+            request,
+            {"key": request, "result": result},
+        )
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     for panel in PANELS:
         _register_panel(app, client, panel)
-        register_exports(app, f"fd-{panel.lesson}", f"lesson-{panel.lesson}")
+        register_exports(app, f"fd-{panel.lesson}", f"lesson-{panel.lesson}", model=LESSONS[panel.lesson].answer)
 
 
 VIEW = View(

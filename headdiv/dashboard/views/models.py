@@ -191,7 +191,7 @@ def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
     except ApiError as exc:
         return {"error": exc.message}, sentence(exc.message), HIDDEN
     entry = {"source": "builtin", "model": model, "seed": seed, "result": result}
-    return entry, figs.summary(entry), SHOWN
+    return entry, figs.summary(ModelHeadsReport.model_validate(result), "builtin"), SHOWN
 
 
 def sentence(message: str) -> str:
@@ -203,7 +203,7 @@ def sentence(message: str) -> str:
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    register_exports(app, "mdl", "real-model-hdi")
+    register_exports(app, "mdl", "real-model-hdi", model=ModelHeadsReport)
 
     @app.callback(
         Output("mdl-result", "data"),
@@ -245,7 +245,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             except ApiError as exc:
                 return no_update, f"{filename}: {exc.message}", no_update
             entry = {"source": "upload", "picked": model, "result": result}
-            return entry, figs.summary(entry), SHOWN
+            return entry, figs.summary(ModelHeadsReport.model_validate(result), "upload"), SHOWN
         if trigger == "mdl-builtin-btn":
             return _builtin(client, model, seed)
         if not data or st.get("tab") != VIEW_ID:
@@ -275,9 +275,9 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         """Every chart of the layer shown (one round trip when the layer or the heads clustered change)."""
         if not entry or "error" in entry:  # the status line says why, and the charts are hidden
             return (no_update,) * 9
-        result = entry.get("result") or {}
+        result = ModelHeadsReport.model_validate(entry["result"])
         st = PageState.from_data(data)
-        top = max(len(result.get("layers") or []) - 1, 0)
+        top = max(len(result.layers) - 1, 0)
         layer = min(int(st.get("layer", 0) or 0), top)
         which = str(st.get("mheads", "key"))
         marks = {i: str(i) for i in range(0, top + 1, max(1, (top + 1) // 12))}
@@ -308,24 +308,22 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         return {"content": head_clusters_csv(report), "filename": f"headdiv-{name}-head-clusters.csv"}
 
 
-def prune_forecast(result: Result, layer: int, which: str) -> str:
+def prune_forecast(result: ModelHeadsReport, layer: int, which: str) -> str:
     """One sentence: the heads whose removal costs the layer least diversity, and the clusters found."""
-    layers = result.get("layers") or []
-    if not layers:
+    item, c = figs.clusters_of(result, layer, which)
+    if item is None:
         return ""
-    item = layers[max(0, min(layer, len(layers) - 1))]
-    c = (item.get("clusters") or {}).get(which)
-    if not c:
+    if c is None:
         return "Clustering needs three heads or more (and at most 256)."
-    ranked = c["redundant_first"]
+    ranked = c.redundant_first
     k = max(1, len(ranked) // 4)
     names = ", ".join(str(h + 1) for h in ranked[:k])
-    cheapest = c["contribution"][ranked[0]]
-    clusters = len(set(c["labels"]))
+    cheapest = c.contribution[ranked[0]]
+    clusters = len(set(c.labels))
     return (
-        f"Layer {item['layer']}: pruning {which} heads {names} first costs the least diversity (head {ranked[0] + 1} "
+        f"Layer {item.layer}: pruning {which} heads {names} first costs the least diversity (head {ranked[0] + 1} "
         f"changes HDI by {-cheapest:+.4f} when removed). {clusters} cluster(s) of {len(ranked)} heads at the cut "
-        f"(mean overlap above {1 - c['cut']:g} within a cluster)."
+        f"(mean overlap above {1 - c.cut:g} within a cluster)."
     )
 
 

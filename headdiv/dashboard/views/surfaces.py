@@ -24,6 +24,7 @@ from headdiv.workers.schemas import SWEEP_PARAMS, Scenario
 from headdiv.workers.schemas.fields import field_bounds
 from headdiv.workers.schemas.metrics import SURFACE_METRICS
 from headdiv.workers.schemas.requests import MAX_AXIS_VALUES, default_grid
+from headdiv.workers.schemas.results.sweeps import SurfaceResult
 
 METRICS: tuple[str, ...] = tuple(SURFACE_METRICS)
 AXES: dict[str, str] = {"x": "theta", "y": "H"}
@@ -125,7 +126,7 @@ def layout(state: State) -> Component:
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    def figures(result: dict[str, Any], metric: str, three_d: list[str] | None) -> tuple[Any, ...]:
+    def figures(result: SurfaceResult, metric: str, three_d: list[str] | None) -> tuple[Any, ...]:
         metric = metric if metric in METRICS else "mse"
         return figs.surface_heatmap(result, metric), figs.surface_3d(result, metric) if three_d else no_update
 

@@ -12,10 +12,11 @@ from dash.development.base_component import Component
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
 from headdiv.dashboard.figures import training as figs
-from headdiv.dashboard.jobs import draw_result
+from headdiv.dashboard.jobs import draw_result, stored_result
 from headdiv.dashboard.state import Param, checkbox
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
+from headdiv.workers.schemas.results.labs import TrainingResult
 from headdiv.workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 FIELDS = TrainingRequest.model_fields
@@ -156,7 +157,8 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     )
     def _player(_clicks: Any, _ticks: Any, data: Any, frame: Any, stopped: Any) -> tuple[Any, ...]:
         """▶ plays the recorded steps from the start (or from where the slider is); a new result shows its last."""
-        steps = ((data or {}).get("result") or {}).get("steps") or []
+        result = stored_result(data)
+        steps = result.steps if isinstance(result, TrainingResult) else []
         last = max(0, len(steps) - 1)
         every = max(1, last // 6)
         marks = {i: f"step {steps[i]}" if i == 0 else str(steps[i]) for i in range(0, last + 1, every)} if steps else {}

@@ -17,6 +17,7 @@ from headdiv.dashboard.jobs import draw_result, register_exports
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry, scenario_params
 from headdiv.dashboard.views.base import View
+from headdiv.workers.schemas.results.simulation import SimulationResult
 
 VIEW_ID = "weighting"
 
@@ -35,8 +36,8 @@ def layout(state: PageState) -> Component:
     )
 
 
-def _figures(result: dict[str, Any]) -> tuple[Any, ...]:
-    rho = (result.get("scenario") or {}).get("rho")
+def _figures(result: SimulationResult) -> tuple[Any, ...]:
+    rho = getattr(result.scenario, "rho", None)  # a weighting scheme's parameter: a field of the built scenario
     return figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result)
 
 
