@@ -4,13 +4,12 @@
 numbers and booleans of the model, see `headdiv/server/api/query_text.py`) and `POST` as a JSON body of the
 same model, whose types are strict. The lessons are cheap by their bounds, so they run inline in the thread pool
 rather than as queued jobs; the engine (and torch) is imported at the first lesson asked for.
+
+This module keeps its annotations evaluated (no `from __future__ import annotations`): each route is a plain
+closure whose parameter is annotated with its lesson's query model, which FastAPI reads as it is.
 """
 
-from __future__ import annotations
-
-import inspect
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
@@ -22,26 +21,26 @@ from headdiv.workers.schemas.results.common import ResultModel
 router = APIRouter(prefix="/foundations", tags=["foundations"])
 
 
-def _endpoint(lesson: Lesson, method: str) -> Callable[..., ResultModel]:
-    def answer(query: Any) -> ResultModel:
+def _add_routes(lesson: Lesson) -> None:
+    body = lesson.query
+    text = from_query_text(lesson.query)
+
+    def get(query: Annotated[text, Query()]) -> ResultModel:  # type: ignore[valid-type]
         return reports.lesson(query)
 
-    # GET reads the model from the query string, POST from the body.
-    annotation = Annotated[from_query_text(lesson.query), Query()] if method == "GET" else lesson.query
-    signature = inspect.signature(answer)
-    answer.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[signature.parameters["query"].replace(annotation=annotation)]
-    )
-    answer.__name__ = f"{method.lower()}_{lesson.name}"
-    return answer
+    def post(query: body) -> ResultModel:  # type: ignore[valid-type]
+        return reports.lesson(query)
+
+    for method, answer in (("GET", get), ("POST", post)):
+        router.add_api_route(
+            f"/{lesson.name}",
+            answer,
+            methods=[method],
+            name=f"{method.lower()}_{lesson.name}",
+            summary=lesson.summary,
+            response_model=lesson.answer,
+        )
 
 
 for _lesson in LESSONS.values():
-    for _method in ("GET", "POST"):
-        router.add_api_route(
-            f"/{_lesson.name}",
-            _endpoint(_lesson, _method),
-            methods=[_method],
-            summary=_lesson.summary,
-            response_model=_lesson.answer,
-        )
+    _add_routes(_lesson)
