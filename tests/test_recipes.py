@@ -87,6 +87,7 @@ WEIGHTING_SCHEME = (
     f"""
     from headdiv.dashboard.figures.weighting import scheme_bars
     from headdiv.dashboard.views import weighting
+    from headdiv.workers.schemas.results.simulation import SimulationResult
     from headdiv.workers.schemas import SWEEP_PARAMS
 
     r = post({{{SMALL}, "weights": "inverse_mse", "gamma": 2}})
@@ -99,7 +100,7 @@ WEIGHTING_SCHEME = (
     state = registry.parse("?tab=weighting&weights=inverse_mse&gamma=3")
     assert state["gamma"] == 3.0 and state.notices == [] and "gamma" in SWEEP_PARAMS
     assert "sc-gamma" in str(weighting.layout(state))
-    assert "inverse MSE (γ)" in scheme_bars(result).data[0].x
+    assert "inverse MSE (γ)" in scheme_bars(SimulationResult.model_validate(result)).data[0].x
     assert {{"label": "inverse MSE (γ)", "value": "inverse_mse"}} in field_control(registry["weights"], state).options
     assert "| `weights` | `inverse_mse` | inverse MSE (γ) | `gamma` (0 ≤ gamma ≤ 8" in open("docs/engine.md").read()
     """,

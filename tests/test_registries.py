@@ -83,10 +83,10 @@ def test_each_weighting_scheme_reaches_the_result_and_the_weighting_view() -> No
         assert hint(Scenario.model_fields[name], Slider) is not None
         assert scenario_control_id(name) in layout_ids
     for w in WEIGHTINGS:
-        result = simulate({**SMALL, "weights": w.name}, device="cpu").model_dump(mode="json")
-        terms = result["weightings"][w.name]
-        assert math.isclose(terms["mse"], terms["bias2"] + terms["variance"] + terms["covariance"], rel_tol=1e-9)
-        assert math.isclose(result["mse"], terms["mse"], rel_tol=1e-9)
+        result = simulate({**SMALL, "weights": w.name}, device="cpu")
+        terms = result.weightings[w.name]
+        assert math.isclose(terms.mse, terms.bias2 + terms.variance + terms.covariance, rel_tol=1e-9)
+        assert math.isclose(result.mse, terms.mse, rel_tol=1e-9)
         bars = scheme_bars(result)
         assert w.label in list(bars.data[0].x)
 

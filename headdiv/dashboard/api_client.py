@@ -8,6 +8,7 @@ screen as it is.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import flask
@@ -144,15 +145,25 @@ class ApiClient:
         """POST a JSON body to a cheap endpoint (e.g. `/polls`) and return its JSON object."""
         return self._object(self._send("POST", path, json=body))
 
-    def upload(
-        self, path: str, *, files: dict[str, Any], data: dict[str, str] | None = None, extra_timeout: float = 0.0
-    ) -> dict[str, Any]:
-        """POST a multipart form (e.g. a .safetensors file to `/models/hdi`) and return its JSON object.
-
-        The upload header tells the API this is no cross-site form post (docs/api.md, "Uploads")."""
-        headers = {UPLOAD_HEADER: "1"}
-        resp = self._send("POST", path, wait=extra_timeout, files=files, data=data, headers=headers)
-        return self._object(resp)
+    def relay(
+        self, path: str, body: Iterator[bytes], headers: Mapping[str, str], *, extra_timeout: float = 0.0
+    ) -> httpx.Response:
+        """Stream a browser's upload (`body`, its `content-type` and `content-length` in `headers`) to the API
+        chunk by chunk, never whole in memory, with the upload header; the API's answer is returned as it
+        is, 4xx included, for the page to read. Only an unreachable API raises `ApiError`."""
+        sent = {k: v for k, v in headers.items() if k.lower() in ("content-type", "content-length")}
+        try:
+            return self._client.request(
+                "POST",
+                path,
+                content=body,
+                headers={**_on_behalf_of(), **sent, UPLOAD_HEADER: "1"},
+                timeout=httpx.Timeout(self._timeout + extra_timeout, connect=3.0),
+            )
+        except httpx.TimeoutException:
+            raise ApiError(f"{UNAVAILABLE}: no answer in time", None) from None
+        except httpx.HTTPError as exc:
+            raise ApiError(f"{UNAVAILABLE} ({type(exc).__name__})", None) from None
 
     def _object(self, resp: httpx.Response) -> dict[str, Any]:
         try:

@@ -16,6 +16,7 @@ only while that tab is shown: hidden tabs cost nothing. Only the shown tab is mo
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import headline, simulation_request
 from headdiv.dashboard.state import HIDEABLE, State, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import tour_params
+from headdiv.dashboard.upload_relay import DEFAULT_UPLOAD_LIMIT, register_upload_relay, upload_url
 from headdiv.dashboard.url_sync import register_sync
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
@@ -336,9 +338,17 @@ def _register_frame(app: Dash, views: list[View]) -> None:
     # its first draw does not reach Plotly's download button, so the format is set where Plotly reads it.
 
 
-def create_dash_app(api_url: str, *, client: ApiClient | None = None, public_url: str | None = None) -> Dash:
+def create_dash_app(
+    api_url: str,
+    *,
+    client: ApiClient | None = None,
+    public_url: str | None = None,
+    upload_limit: int | None = None,
+) -> Dash:
     """The dashboard as a Dash app calling the API at `api_url` (the server root, e.g. http://127.0.0.1:8050).
-    `public_url` (default: HEADDIV_PUBLIC_URL) is where students' phones reach it, for class poll links."""
+    `public_url` (default: HEADDIV_PUBLIC_URL) is where students' phones reach it, for class poll links;
+    `upload_limit` (default: HEADDIV_MAX_UPLOAD_BYTES, else the API's default) the largest model file the
+    page sends, so a larger one is refused before a byte leaves the browser."""
     views = list(VIEWS)
     registry = build_registry(views)
     client = client or ApiClient(api_url)
@@ -353,6 +363,12 @@ def create_dash_app(api_url: str, *, client: ApiClient | None = None, public_url
     # runs the scripts at once instead of asking whether each changed first
     app.server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
     app.index_string = INDEX.replace("{%css%}", "{%css%}\n" + _early_fetches(app), 1)
+    prefix = app.config.requests_pathname_prefix
+    limit = upload_limit or int(os.environ.get("HEADDIV_MAX_UPLOAD_BYTES") or DEFAULT_UPLOAD_LIMIT)
+    app.config.meta_tags.append(
+        {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
+    )
+    register_upload_relay(app.server, client, prefix)
     app.layout = _layout(registry, views)
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)

@@ -29,7 +29,7 @@ class Dashboard:
     """CSP hashes of the page's inline scripts."""
 
 
-def dashboard_app(api_url: str, *, public_url: str | None = None) -> Dashboard:
+def dashboard_app(api_url: str, *, public_url: str | None = None, upload_limit: int | None = None) -> Dashboard:
     """The real Dash app when it imports; otherwise a small page that says why (the API still works)."""
     try:
         from a2wsgi import WSGIMiddleware
@@ -38,7 +38,7 @@ def dashboard_app(api_url: str, *, public_url: str | None = None) -> Dashboard:
     except ImportError as exc:
         log.warning("dashboard unavailable: %s", exc)
         return Dashboard(_placeholder(f"import failed: {exc}"))
-    dash_app = create_dash_app(api_url, public_url=public_url)
+    dash_app = create_dash_app(api_url, public_url=public_url, upload_limit=upload_limit)
     hashes = harden(dash_app)
     wsgi: ASGIApp = WSGIMiddleware(dash_app.server)  # type: ignore[assignment,unused-ignore]
     return Dashboard(wsgi, hashes)

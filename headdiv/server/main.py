@@ -136,7 +136,9 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     app.include_router(api_router)
     app.include_router(fallback_router)
     if mount_dashboard:
-        dashboard = dashboard_app(settings.api_url or "", public_url=settings.public_url)
+        dashboard = dashboard_app(
+            settings.api_url or "", public_url=settings.public_url, upload_limit=settings.max_upload_bytes
+        )
         script_hashes += dashboard.script_hashes
         app.mount("/", dashboard.app)
     # outermost: every response, the 413/408 of the body limits included, carries the headers

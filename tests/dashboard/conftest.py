@@ -137,20 +137,28 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 @contextmanager
-def dashboard_against_a_dead_api() -> Iterator[str]:
-    """`headdiv dashboard` alone, pointed at a port where nothing listens: the URL of its page."""
+def standalone_dashboard(api_url: str, **options: Any) -> Iterator[str]:
+    """The dashboard served on its own (as `headdiv dashboard` does), talking to the API at `api_url`: the
+    URL of its page. `options` go to `create_dash_app`."""
     import threading
 
     from werkzeug.serving import make_server
 
     from headdiv.dashboard.app import create_dash_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]
-    server = make_server("127.0.0.1", 0, create_dash_app(f"http://127.0.0.1:{dead}").server, threaded=True)
+    server = make_server("127.0.0.1", 0, create_dash_app(api_url, **options).server, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+
+
+@contextmanager
+def dashboard_against_a_dead_api() -> Iterator[str]:
+    """`headdiv dashboard` alone, pointed at a port where nothing listens: the URL of its page."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    with standalone_dashboard(f"http://127.0.0.1:{dead}") as url:
+        yield url

@@ -16,6 +16,7 @@ import httpx
 import numpy as np
 import pytest
 from a2wsgi import ASGIMiddleware
+from dash import no_update
 from fastapi import FastAPI
 from safetensors.numpy import save
 
@@ -33,7 +34,7 @@ from headdiv.workers.models import list_builtins
 from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from tests.conftest import need
-from tests.dashboard.conftest import ARTIFACTS, drawn_numbers
+from tests.dashboard.conftest import ARTIFACTS, drawn_numbers, standalone_dashboard
 
 P, H, D_K = 16, 4, 4
 
@@ -132,32 +133,31 @@ def _model_bytes() -> bytes:
     return save({"layers.0.self_attn.k_proj.weight": k, "layers.0.self_attn.q_proj.weight": k})
 
 
-def test_upload_through_the_dashboard_client(client: ApiClient) -> None:
-    result = mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0)
+def _upload(client: ApiClient, name: str, content: bytes, num_heads: int | None) -> httpx.Response:
+    """The multipart body the page's upload sends, relayed through the dashboard's client as its server does."""
+    data = {"seed": "0", **({"num_heads": str(num_heads)} if num_heads else {})}
+    form = httpx.Request("POST", "http://page", files={"file": (name, content)}, data=data)
+    return client.relay("/models/hdi", iter([form.read()]), form.headers)
+
+
+def test_an_upload_answer_becomes_the_charts_or_one_line(client: ApiClient) -> None:
+    answer = _upload(client, "tiny.safetensors", _model_bytes(), H)
+    result = answer.json()
     assert (result["model"], result["style"], result["num_heads"]) == ("tiny.safetensors", "llama", H)
     assert result["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=1e-6)
-    assert "uploaded file tiny.safetensors" in mf.summary(ModelHeadsReport.model_validate(result), "upload")
-    with pytest.raises(ApiError) as err:
-        mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), 3, None, seed=0)
-    assert err.value.status == 422 and err.value.message.startswith("num_heads: num_heads = 3 does not divide")
-    with pytest.raises(ApiError) as err:
-        mv.upload_hdi(client, "x.bin", b"\x80\x04K\x01.", H, None, seed=0)
-    assert "pickle" in err.value.message
-
-
-def test_decode_upload() -> None:
-    import base64
-
-    raw = _model_bytes()
-    assert mv.decode_upload("data:application/octet-stream;base64," + base64.b64encode(raw).decode()) == raw
-    with pytest.raises(ValueError, match="could not be decoded"):
-        mv.decode_upload("data:application/octet-stream;base64,@@@not base64@@@")
-    with pytest.raises(ValueError, match="could not be decoded"):
-        mv.decode_upload("no comma here")
+    entry, status, charts = mv._uploaded({"name": "tiny.safetensors", "result": result}, "all-MiniLM-L6-v2")
+    assert entry["source"] == "upload" and "uploaded file tiny.safetensors" in status and charts == mv.SHOWN
+    refused = _upload(client, "tiny.safetensors", _model_bytes(), 3)
+    assert refused.status_code == 422
+    message = refused.json()["message"]  # what assets/upload.js shows of a refusal
+    assert message.startswith("num_heads: num_heads = 3 does not divide")
+    entry, status, charts = mv._uploaded({"name": "tiny.safetensors", "error": message}, "all-MiniLM-L6-v2")
+    assert status == f"tiny.safetensors: {message}" and entry is no_update and charts is no_update
+    assert "pickle" in _upload(client, "x.bin", b"\x80\x04K\x01.", H).json()["message"]
 
 
 def test_model_figures(client: ApiClient) -> None:
-    result = ModelHeadsReport.model_validate(mv.upload_hdi(client, "tiny.safetensors", _model_bytes(), H, None, seed=0))
+    result = ModelHeadsReport.model_validate(_upload(client, "tiny.safetensors", _model_bytes(), H).json())
     bars = mf.layer_bars(result, 0)
     assert [t.name for t in bars.data] == ["key heads", "query heads", "random subspaces"]
     heat = mf.overlap_heatmap(result, 99)  # an out-of-range layer shows the last one, not an error
@@ -204,6 +204,29 @@ def _chart(page: Any, name: str, traces: int = 0) -> list[dict[str, Any]]:
 SMALL = "replicates=20&queries=16"  # keeps the header's simulation cheap, as in test_browser.py
 
 
+def choose_file(page: Any, path: Any) -> None:
+    """Pick `path` in the Real models view's file chooser, as a user clicking "Choose" does."""
+    with page.expect_file_chooser() as chooser:
+        page.click("#mdl-choose")
+    chooser.value.set_files(str(path))
+
+
+def status_says(page: Any, pattern: str) -> None:
+    page.wait_for_function(
+        "(p) => new RegExp(p).test((document.getElementById('mdl-status') || {}).innerText || '')", arg=pattern
+    )
+
+
+def _big_model_bytes(layers: int = 3, width: int = 384) -> bytes:
+    """A llama-named model of `layers` layers of width x width query and key weights (about 1.2 MB a layer)."""
+    rng = np.random.default_rng(1)
+    tensors = {}
+    for i in range(layers):
+        for name in ("q", "k"):
+            tensors[f"layers.{i}.self_attn.{name}_proj.weight"] = rng.standard_normal((width, width)).astype(np.float32)
+    return save(tensors, metadata={"num_attention_heads": "12"})
+
+
 @pytest.mark.browser
 @pytest.mark.timeout(180)
 def test_foundations_and_models_tabs_in_chromium(page: Any, server_url: str, tmp_path: Any) -> None:
@@ -241,14 +264,14 @@ def test_foundations_and_models_tabs_in_chromium(page: Any, server_url: str, tmp
     # an upload that is not safetensors gets a readable reason
     bad = tmp_path / "weights.safetensors"
     bad.write_bytes(b"definitely not a safetensors file")
-    page.set_input_files("#mdl-upload input[type=file]", str(bad))
+    choose_file(page, bad)
     page.wait_for_function(
         "() => /not safetensors/.test((document.getElementById('mdl-status') || {}).innerText || '')"
     )
     # a good one whose head count the names do not tell: the status asks for num_heads ...
     good = tmp_path / "tiny.safetensors"
     good.write_bytes(_model_bytes())
-    page.set_input_files("#mdl-upload input[type=file]", str(good))
+    choose_file(page, good)
     page.wait_for_function(
         "() => /num_heads is required/.test((document.getElementById('mdl-status') || {}).innerText || '')"
     )
@@ -262,3 +285,62 @@ def test_foundations_and_models_tabs_in_chromium(page: Any, server_url: str, tmp
     )
     heat = _chart(page, "mdl-overlap", traces=1)
     assert len(heat[0]["z"]) == 4
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_a_model_of_megabytes_goes_from_the_page_to_the_api_with_progress_and_cancel(
+    page: Any, server_url: str, tmp_path: Any
+) -> None:
+    """The file is sent as multipart straight to the API (not base64 through a callback), so a file far above
+    the old 0.75 MB ceiling is measured and drawn; a hung upload can be canceled, and says so."""
+    big = tmp_path / "big.safetensors"
+    big.write_bytes(_big_model_bytes())
+    assert big.stat().st_size > 3 << 20
+    page.goto(f"{server_url}/?tab=models&{SMALL}")
+    status_says(page, "layers")  # the built-in model (or why not) is on screen first
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "models/hdi" in r.url else None)
+    choose_file(page, big)
+    status_says(page, "uploaded file big.safetensors")
+    assert posts == [f"{server_url}/api/v1/models/hdi"]  # to the API itself, once
+    page.wait_for_function(
+        "() => { const g = document.querySelector('[id*=\"mdl-layers\"] .js-plotly-plot');"
+        " return g && g.data && g.data.length && g.data[0].y.length === 3; }"
+    )
+    assert page.locator("#mdl-upload-bar").is_hidden()
+    # an upload the server never answers: the bar shows, and Cancel stops it
+    page.route("**/api/v1/models/hdi", lambda route: None)  # held: no answer ever comes
+    choose_file(page, big)
+    page.wait_for_selector("#mdl-upload-bar", state="visible")
+    assert "big.safetensors" in page.inner_text("#mdl-upload-note")
+    page.click("#mdl-upload-cancel")
+    status_says(page, "big.safetensors: upload canceled")
+    assert page.locator("#mdl-upload-bar").is_hidden()
+    # the charts of the measured upload stay on screen
+    assert "uploaded file big.safetensors" not in page.inner_text("#mdl-status")
+    assert len(_chart(page, "mdl-layers", traces=3)[0]["y"]) == 3
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_a_dashboard_apart_from_the_api_relays_uploads_and_refuses_one_too_large(
+    page: Any, server_url: str, tmp_path: Any
+) -> None:
+    """`headdiv dashboard` on its own port: the page posts to its own server, which relays to the API; a file
+    above the limit is refused in one readable line before a byte is sent."""
+    small, big = tmp_path / "tiny.safetensors", tmp_path / "big.safetensors"
+    small.write_bytes(_model_bytes())
+    big.write_bytes(_big_model_bytes())
+    with standalone_dashboard(server_url, upload_limit=1 << 20) as url:
+        posts: list[str] = []
+        page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "models/hdi" in r.url else None)
+        page.goto(f"{url}/?tab=models&{SMALL}")
+        status_says(page, "layers")
+        page.fill("#mdl-num-heads", "4")
+        choose_file(page, small)
+        status_says(page, "uploaded file tiny.safetensors")
+        assert posts == [f"{url}/api/v1/models/hdi"]  # the page's own server, which relays to the API
+        choose_file(page, big)
+        status_says(page, r"big.safetensors: it is 3.\d MB, more than the 1.0 MB this server takes")
+        assert len(posts) == 1  # refused in the browser: nothing sent

@@ -200,8 +200,9 @@ def test_an_upload_whose_client_leaves_stops_computing(caplog: pytest.LogCapture
     assert done < 500 and "of 500 layers" in lines[0]  # stopped between layers, not run to the end
 
 
-def test_the_dashboard_client_sends_the_upload_header(api: TestClient) -> None:
-    """The dashboard uploads server-side with httpx; it must pass the guard as a same-site client."""
+def test_the_dashboard_relay_streams_the_upload_with_its_header(api: TestClient) -> None:
+    """A dashboard served apart from the API relays the page's upload as it arrives; it must pass the guard
+    as a same-site client, and hand back the API's answer as it is."""
     import httpx
 
     from headdiv.dashboard.api_client import ApiClient
@@ -215,8 +216,13 @@ def test_the_dashboard_client_sends_the_upload_header(api: TestClient) -> None:
 
     client = ApiClient("http://testserver", transport=httpx.MockTransport(handler))
     files = {"file": ("m.safetensors", bert_layers(1, d_model=4, rows=4), "application/octet-stream")}
-    result = client.upload("/models/hdi", files=files, data={"num_heads": "2"})
-    assert seen == ["1"] and len(result["layers"]) == 1
+    form = httpx.Request("POST", "http://page", files=files, data={"num_heads": "2"})
+    body = form.read()
+    chunks = iter([body[:100], body[100:]])  # as the browser's body arrives, in pieces
+    answer = client.relay("/models/hdi", chunks, form.headers)
+    assert seen == ["1"] and answer.status_code == 200 and len(answer.json()["layers"]) == 1
+    refused = client.relay("/models/hdi", iter([body]), {**form.headers, "content-type": "text/plain"})
+    assert refused.status_code == 422  # a refusal comes back as the API said it, for the page to show
 
 
 def test_a_stalled_body_is_answered_408_after_the_body_timeout() -> None:

@@ -9,8 +9,6 @@ not (a link cannot carry a file), so the status line says which model is on scre
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
@@ -33,9 +31,6 @@ VIEW_ID = "models"
 Result = dict[str, Any]
 DEFAULT_MODEL = next(iter(BUILTINS))
 MAX_LAYER = 255
-UPLOAD_MAX_BYTES = 256 << 20
-"""Refused in the browser beyond this (the API's own cap, `HEADDIV_MAX_UPLOAD_BYTES`, answers 413)."""
-UPLOAD_WAIT_S = 60.0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -48,23 +43,32 @@ UPLOAD_WAIT_S = 60.0
 # ---------------------------------------------------------------------------------------------------
 
 
-def decode_upload(contents: str) -> bytes:
-    """dcc.Upload's `data:<type>;base64,<data>` to bytes; ValueError with a readable reason."""
-    try:
-        _, data = contents.split(",", 1)
-        return base64.b64decode(data, validate=True)
-    except (ValueError, binascii.Error) as exc:
-        raise ValueError(f"the upload could not be decoded ({exc})") from None
-
-
-def upload_hdi(client: ApiClient, name: str, content: bytes, num_heads: Any, num_kv_heads: Any, seed: int) -> Result:
-    """POST the file as multipart to /models/hdi (the API checks it; 422 explains what is wrong)."""
-    form = {"seed": str(seed)}
-    for key, value in (("num_heads", num_heads), ("num_kv_heads", num_kv_heads)):
-        if value not in (None, ""):
-            form[key] = str(value)
-    files = {"file": (name or "model.safetensors", content, "application/octet-stream")}
-    return client.upload("/models/hdi", files=files, data=form, extra_timeout=UPLOAD_WAIT_S)
+def upload_box() -> Component:
+    """A file chooser (and drop target) that assets/upload.js sends straight to the API, multipart, with a
+    progress bar and a cancel button; the answer comes back through the store `mdl-upload-result`."""
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Button(["Choose a ", html.B(".safetensors"), " file"], id="mdl-choose", className="btn"),
+                    html.Span(" or drop it here", className="upload-hint"),
+                ],
+                className="upload-box",
+            ),
+            html.Div(
+                [
+                    html.Progress(id="mdl-upload-progress", max="1", value="0"),
+                    html.Span(id="mdl-upload-note", className="upload-note"),
+                    html.Button("Cancel upload", id="mdl-upload-cancel", n_clicks=0, className="btn btn-small"),
+                ],
+                id="mdl-upload-bar",
+                className="upload-bar",
+                style=HIDDEN,
+            ),
+            dcc.Store(id="mdl-upload-result"),
+        ],
+        id="mdl-upload",
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -119,22 +123,7 @@ def layout(state: PageState) -> Component:
                         "num_kv_heads",
                         "Key/value heads of a grouped-query model.",
                     ),
-                    dcc.Upload(
-                        id="mdl-upload",
-                        children=html.Div(["Drop a ", html.B(".safetensors"), " file here or click to choose"]),
-                        accept=".safetensors",
-                        max_size=UPLOAD_MAX_BYTES,
-                        multiple=False,
-                        className="upload-box",
-                        style={
-                            "border": "2px dashed #bbb",
-                            "borderRadius": "8px",
-                            "padding": "14px",
-                            "textAlign": "center",
-                            "cursor": "pointer",
-                            "minWidth": "260px",
-                        },
-                    ),
+                    upload_box(),
                 ],
                 className="view-controls",
             ),
@@ -194,6 +183,22 @@ def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
     return entry, figs.summary(ModelHeadsReport.model_validate(result), "builtin"), SHOWN
 
 
+def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
+    """What the page's upload (assets/upload.js) brought back: the file's report drawn, or why not in one
+    line (the charts on screen stay)."""
+    if not isinstance(uploaded, dict):
+        return no_update, no_update, no_update
+    name = str(uploaded.get("name") or "the file")
+    if "result" not in uploaded:
+        return no_update, f"{name}: {uploaded.get('error') or 'the upload failed'}", no_update
+    try:
+        report = ModelHeadsReport.model_validate(uploaded["result"])
+    except ValueError:
+        return no_update, f"{name}: the API answered with something that is not a model report", no_update
+    entry = {"source": "upload", "picked": picked, "result": uploaded["result"]}
+    return entry, figs.summary(report, "upload"), SHOWN
+
+
 def sentence(message: str) -> str:
     """An API refusal as one plain sentence (capital first, full stop last): the page shows it alone."""
     text = message.strip()
@@ -210,42 +215,18 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         Output("mdl-status", "children"),
         Output("mdl-charts", "style"),
         Input(view_state(VIEW_ID), "data"),
-        Input("mdl-upload", "contents"),
+        Input("mdl-upload-result", "data"),
         Input("mdl-builtin-btn", "n_clicks"),
-        Input("mdl-num-heads", "value"),
-        Input("mdl-num-kv", "value"),
-        State("mdl-upload", "contents"),
-        State("mdl-upload", "filename"),
         State("mdl-result", "data"),
         prevent_initial_call=True,
     )
-    def _load(
-        data: Any,
-        _uploaded: Any,
-        _clicks: Any,
-        num_heads: Any,
-        num_kv: Any,
-        contents: Any,
-        filename: Any,
-        current: Any,
-    ) -> Any:
+    def _load(data: Any, uploaded: Any, _clicks: Any, current: Any) -> Any:
         st = PageState.from_data(data)
         model = st.get("model", DEFAULT_MODEL)
         seed = int(st.get("mseed", 0) or 0)
         trigger = ctx.triggered_id
-        if trigger in ("mdl-upload", "mdl-num-heads", "mdl-num-kv"):
-            # a new file, or new head counts for the file already chosen (after a 422 asking for them)
-            if not contents:
-                return no_update, no_update, no_update
-            try:
-                content = decode_upload(contents)
-                result = upload_hdi(client, str(filename or "model.safetensors"), content, num_heads, num_kv, seed)
-            except ValueError as exc:
-                return no_update, str(exc), no_update
-            except ApiError as exc:
-                return no_update, f"{filename}: {exc.message}", no_update
-            entry = {"source": "upload", "picked": model, "result": result}
-            return entry, figs.summary(ModelHeadsReport.model_validate(result), "upload"), SHOWN
+        if trigger == "mdl-upload-result":
+            return _uploaded(uploaded, model)
         if trigger == "mdl-builtin-btn":
             return _builtin(client, model, seed)
         if not data or st.get("tab") != VIEW_ID:
