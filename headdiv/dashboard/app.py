@@ -206,10 +206,9 @@ def _sidebar(registry: UrlRegistry, state: State) -> Component:
         ],
         className="presets part-presets",
     )
-    return html.Aside(
-        [html.H2("Scenario"), scenario_sidebar(registry, state), presets, tour_panel.tour_links()],
-        className="sidebar part-sidebar",
-    )
+    # the scenario is a part of its own: a phone shows it right under the tabs, before the charts it drives
+    scenario = html.Div([html.H2("Scenario"), scenario_sidebar(registry, state)], className="scenario-part")
+    return html.Aside([scenario, presets, tour_panel.tour_links()], className="sidebar part-sidebar")
 
 
 def _view(v: View, state: State) -> Component:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from headdiv.dashboard.param import Value
 from headdiv.dashboard.state import Param, UrlRegistry
 
 
@@ -258,8 +259,16 @@ def tour_params() -> list[Param]:
     """The URL parameters of tours, declared in the page's registry like any other."""
     return [
         Param("tour", "choice", "", choices=TOUR_IDS, help="Guided tour shown above the view."),
-        Param("step", "int", 1, lo=1, hi=MAX_STEPS, help="Step of the tour, from 1."),
+        Param("step", "int", 1, lo=1, hi=MAX_STEPS, help="Step of the tour, from 1.", check=step_within_tour),
     ]
+
+
+def step_within_tour(step: Value, page: Mapping[str, Value]) -> str | None:
+    """A step past the end of the link's tour is said (and dropped from the link), never shown as its last."""
+    tour = TOURS.get(str(page.get("tour") or ""))
+    if tour is None or not isinstance(step, int) or step <= len(tour.steps):
+        return None
+    return f"step {step} is past the end of the tour '{tour.id}' ({len(tour.steps)} steps)"
 
 
 def get_tour(name: str) -> Tour:
@@ -285,7 +294,8 @@ def expand(search: str | None) -> str:
         k = int(pairs.get("step", "1"))
     except ValueError:
         k = 1
-    step = tour.step(k)
+    # a step past the end opens the tour at its start, as the registry's notice says (`step_within_tour`)
+    step = tour.step(k if k <= len(tour.steps) else 1)
     return f"{step.query}&{text}" if text else step.query
 
 

@@ -3,7 +3,9 @@
 Plain HTML with a form (no script, so it works on any phone and under the site's CSP). Every text on it
 is the tour's own, escaped; nothing a voter sends is shown back. The browser gets a random voter token
 in a cookie when it opens the page, and the form posts it with the choice to the API, which counts one
-answer per token; a post without the cookie (another site's form) is refused.
+answer per token; a post without the cookie (another site's form) is refused. Once a phone has answered,
+a cookie of that poll remembers the answer, so reopening the link shows it instead of buttons that could
+only say "already answered".
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.tours import Question
 
 VOTER_COOKIE = "headdiv_voter"
+ANSWERED = "headdiv_answered_"
+"""Prefix of the cookie that remembers this phone's answer to one poll (the poll id follows)."""
+COOKIE_S = 86400
 POLL_ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
 STYLE = """body{font-family:system-ui,sans-serif;margin:0;padding:16px;max-width:520px;line-height:1.4}
 h1{font-size:1.2rem}button{display:block;width:100%;margin:10px 0;padding:14px;font-size:1.1rem;border-radius:10px;
@@ -38,6 +43,17 @@ def _form(poll_id: str, q: Question) -> str:
         f'<button type="submit" name="choice" value="{escape(c.id)}">{escape(c.label)}</button>' for c in q.choices
     )
     return f'<h1>{escape(q.prompt)}</h1><form method="post" action="/vote/{poll_id}">{buttons}</form>'
+
+
+def _answered(q: Question, choice: str) -> str:
+    picked = q.choice(choice)
+    said = f"You answered “{escape(picked.label)}”." if picked else "This phone has answered this poll."
+    return f'<h1>{escape(q.prompt)}</h1><p class="note" id="voted">{said} Watch the screen for the answer.</p>'
+
+
+def _remember(page: Response, poll_id: str, choice: str) -> Response:
+    page.set_cookie(ANSWERED + poll_id, choice, max_age=COOKIE_S, httponly=True, samesite="Lax", path="/vote")
+    return page
 
 
 def register_vote_page(server: Flask, client: ApiClient) -> None:
@@ -62,10 +78,13 @@ def register_vote_page(server: Flask, client: ApiClient) -> None:
         q, error = load(poll_id)
         if q is None:
             return error  # type: ignore[return-value]
+        answered = request.cookies.get(ANSWERED + poll_id)
+        if answered is not None and request.cookies.get(VOTER_COOKIE):
+            return _page("Class poll", _answered(q, answered))
         page = _page("Class poll", _form(poll_id, q))
         if not request.cookies.get(VOTER_COOKIE):
             page.set_cookie(
-                VOTER_COOKIE, secrets.token_urlsafe(24), max_age=86400, httponly=True, samesite="Lax", path="/vote"
+                VOTER_COOKIE, secrets.token_urlsafe(24), max_age=COOKIE_S, httponly=True, samesite="Lax", path="/vote"
             )
         return page
 
@@ -83,7 +102,7 @@ def register_vote_page(server: Flask, client: ApiClient) -> None:
         except ApiError as exc:
             if exc.status == 409:  # the API's sentence carries its status line; a student needs only this
                 note = "This phone has answered this poll already: one answer per phone. Watch the screen."
-                return _page("Class poll", f'<p class="note">{note}</p>', 409)
+                return _remember(_page("Class poll", f'<p class="note">{note}</p>', 409), poll_id, "")
             if exc.status == 422:
                 return _page(
                     "Class poll", '<p class="note">That is not one of the answers.</p>' + _form(poll_id, q), 422
@@ -91,6 +110,7 @@ def register_vote_page(server: Flask, client: ApiClient) -> None:
             return _page("Class poll", f'<p class="note">{escape(exc.message)}</p>', 503)
         picked = q.choice(choice)
         label = picked.label if picked else choice
-        return _page(
+        page = _page(
             "Class poll", f'<p class="note" id="voted">Counted: “{escape(label)}”. Watch the screen for the answer.</p>'
         )
+        return _remember(page, poll_id, choice)

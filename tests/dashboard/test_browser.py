@@ -162,18 +162,27 @@ def test_bad_url_values_show_notices_and_fall_back(page: Any, server_url: str) -
 
 WATCH_BUSY = """
 (() => {
-  window.__seen = {progress: false, busy: false};
+  window.__seen = {progress: false, busy: false, charts: 1, controls: 1, explain: 1};
+  const opacity = (body, sel) => { const e = body.querySelector(sel); return e ? Number(getComputedStyle(e).opacity) : 1; };
   const look = () => {
     const bar = document.getElementById('surf-progress');
     const body = document.getElementById('surfaces-body');
     if (bar && bar.style.display !== 'none') window.__seen.progress = true;
-    if (body && body.classList.contains('busy')) window.__seen.busy = true;
+    if (body && body.classList.contains('busy')) {
+      const s = window.__seen;
+      s.busy = true;
+      s.charts = Math.min(s.charts, opacity(body, '.chart-row'));
+      s.controls = Math.min(s.controls, opacity(body, '.view-controls'));
+      s.explain = Math.min(s.explain, opacity(body, '.explain'));
+    }
   };
   new MutationObserver(look).observe(document, {subtree: true, attributes: true, childList: true});
+  setInterval(look, 50);  // the dimming fades in: sample it while the job runs
 })();
 """
-"""Records whether the surface view ever showed its progress bar and dimmed its body: a job may finish
-between two polls of a test, so the test waits for "was seen", never for "is now"."""
+"""Records whether the surface view ever showed its progress bar and dimmed its body, and the least opacity its
+charts, controls and explanation reached meanwhile: a job may finish between two polls of a test, so the
+test waits for "was seen", never for "is now"."""
 
 
 def test_surface_job_shows_progress_and_completes(page: Any, server_url: str) -> None:
@@ -182,6 +191,9 @@ def test_surface_job_shows_progress_and_completes(page: Any, server_url: str) ->
     page.goto(f"{server_url}/?tab=surfaces&replicates=60&queries=32&n=2048&sx=theta&sxv=0,30,60,90&sy=H&syv=2,4,8")
     page.wait_for_function("() => window.__seen && window.__seen.progress && window.__seen.busy")
     wait_idle(page, "surf", timeout_ms=180_000)  # a deliberately long job: allow a loaded machine its time
+    seen = page.evaluate("() => window.__seen")
+    assert seen["charts"] < 0.9  # what the job redraws is dimmed ...
+    assert seen["controls"] == 1 and seen["explain"] == 1  # ... its controls and explanation never are
     assert "error" not in (page.get_attribute("#surf-status", "class") or "")
     # partial heatmaps come first (null cells): wait for the finished one
     wait_chart(page, "surf-heat", "data[0].type === 'heatmap' && data[0].z.flat().every(v => v !== null)")

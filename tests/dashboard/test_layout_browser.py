@@ -100,6 +100,18 @@ TEXT_BOXES = r"""
 """
 
 
+def cut_marks(page: Any) -> list[str]:
+    """The labels of the page's sliders (ticks such as "step 0") that reach past the screen's left or right
+    edge, where a reader sees only part of them."""
+    return list(
+        page.evaluate(
+            "() => [...document.querySelectorAll('.dash-slider-mark')].filter((e) => e.offsetParent).filter((e) =>"
+            " { const r = e.getBoundingClientRect(); return r.width && (r.left < 0 || r.right > innerWidth); })"
+            ".map((e) => e.textContent.trim())"
+        )
+    )
+
+
 def measure(page: Any) -> dict[str, Any]:
     """The page's text boxes measured once the charts have settled: a chart redrawn with its data after the
     fit was last checked gets its titles fitted on the next pass, so wait (up to 20 s) for a measurement
@@ -170,6 +182,7 @@ def test_every_tab_fits_without_overlapping_text(
                 problems.append(f"{view.id}: the page scrolls sideways ({m['scrollWidth']} > {m['width']} px)")
             problems += [f"{view.id}: {o}" for o in m["overlaps"]]
             problems += [f"{view.id}: {o} is outside its chart" for o in m["outside"]]
+            problems += [f"{view.id}: slider label {t!r} is cut off by the screen's edge" for t in cut_marks(page)]
             page.screenshot(path=str(ARTIFACTS / f"layout-{width}x{height}{'-large' if large else ''}-{view.id}.png"))
         assert not problems, "\n".join(problems)
 
@@ -184,19 +197,21 @@ def test_every_tab_fits_without_overlapping_text(
         context.close()
 
 
-def test_on_a_phone_the_figures_come_first_and_the_toolbar_is_gone(browser: Any, server_url: str) -> None:
+def test_on_a_phone_the_scenario_sits_between_the_tabs_and_its_charts(browser: Any, server_url: str) -> None:
+    """To "drag θ and watch" on a phone: H, d_k, n and θ right under the tabs and the first chart below them, both
+    on the first screen; the presets and tours after the view; no toolbar over the charts."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     try:
         page = context.new_page()
-        page.goto(f"{server_url}/?tab=diversity&{LIGHT}")
-        wait_view_drawn(page, "diversity")
+        page.goto(f"{server_url}/?tab=ensemble&{SMALL}")
+        wait_view_drawn(page, "ensemble")
         tops = page.evaluate(
-            "() => ({chart: document.querySelector('#view-diversity .js-plotly-plot').getBoundingClientRect().top,"
-            " controls: document.querySelector('#view-diversity .view-controls').getBoundingClientRect().top,"
-            " sidebar: document.querySelector('.sidebar').getBoundingClientRect().top})"
+            "() => { const top = (sel) => document.querySelector(sel).getBoundingClientRect().top;"
+            " return {tabs: top('#tabs'), theta: top('.ctl-theta'), chart: top('#view-ensemble .js-plotly-plot'),"
+            " explain: top('#view-ensemble .explain'), presets: top('.sidebar .presets')}; }"
         )
-        assert tops["chart"] < tops["controls"] < tops["sidebar"], tops
-        assert tops["chart"] < 844, tops  # the first figure starts above the fold
+        assert tops["tabs"] < tops["theta"] < tops["chart"] < tops["explain"] < tops["presets"], tops
+        assert tops["chart"] < 844, tops  # the slider and the chart it moves share the first screen
         assert page.locator(".modebar-container").first.is_hidden()
     finally:
         context.close()

@@ -149,3 +149,17 @@ def test_a_poll_link_uses_the_public_address_and_says_when_phones_cannot_reach_i
         assert note is not None and "Phones cannot reach" in note and "HEADDIV_PUBLIC_URL" in note
     assert unreachable_note("http://192.168.1.20:8050/vote/abc") is None
     assert unreachable_note("https://lab.example.org/vote/abc") is None
+
+
+def test_a_step_past_the_tours_end_is_said_and_opens_its_first_step() -> None:
+    tour = min(TOURS.values(), key=lambda t: len(t.steps))
+    past = len(tour.steps) + 1
+    assert past <= MAX_STEPS  # within the parameter's own bounds: only the tour can say it is too far
+    state = REG.parse(expand(f"tour={tour.id}&step={past}"))
+    assert state.notices == [
+        f"step {past} is past the end of the tour '{tour.id}' ({len(tour.steps)} steps); using the default 1"
+    ]
+    assert state["step"] == 1
+    first = REG.parse(expand(f"tour={tour.id}&step=1"))
+    assert state.values == first.values  # the first step's state, not the last one's
+    assert REG.parse(expand(f"tour={tour.id}&step={len(tour.steps)}")).notices == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from html import escape
 from typing import Any
 
 import httpx
@@ -10,7 +11,8 @@ import pytest
 from flask import Flask
 
 from headdiv.dashboard.api_client import ApiClient
-from headdiv.dashboard.vote_page import VOTER_COOKIE, register_vote_page
+from headdiv.dashboard.tour_panel import question_at
+from headdiv.dashboard.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
 
 POLL = "AbCdEfGhIjKlMnOp"
 VIEW: dict[str, Any] = {
@@ -81,3 +83,19 @@ def test_refusals(web: Flask, sent: list[dict]) -> None:
     assert c.get("/vote/short").status_code == 404
     assert c.get("/vote/ZZZZZZZZZZZZZZZZ").status_code == 404
     assert sent == []
+
+
+def test_reopening_the_poll_after_answering_shows_the_answer_not_the_buttons(web: Flask) -> None:
+    c = web.test_client()
+    assert "<button" in c.get(f"/vote/{POLL}").get_data(as_text=True)
+    c.post(f"/vote/{POLL}", data={"choice": "falls"})
+    again = c.get(f"/vote/{POLL}").get_data(as_text=True)
+    label = next(ch.label for ch in question_at(VIEW["topic"]).choices if ch.id == "falls")  # type: ignore[union-attr]
+    assert f"You answered “{escape(label)}”" in again and "<button" not in again
+    other = web.test_client()  # another phone still gets the buttons
+    assert "<button" in other.get(f"/vote/{POLL}").get_data(as_text=True)
+    forged = web.test_client()
+    forged.get(f"/vote/{POLL}")
+    forged.set_cookie(f"{ANSWERED}{POLL}", "<b>x</b>", path="/vote")
+    shown = forged.get(f"/vote/{POLL}").get_data(as_text=True)
+    assert "This phone has answered this poll" in shown and "<b>x</b>" not in shown
