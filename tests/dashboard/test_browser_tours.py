@@ -51,9 +51,11 @@ def test_tour_step_with_a_class_poll_answered_from_a_phone_then_revealed(
         assert "θ goes from 0° to 90°" in student.inner_text("h1")
         student.click("button[value=falls]")
         assert "Counted" in student.inner_text("#voted")
-        student.goto(link)  # the same phone cannot answer twice
-        student.click("button[value=rises]")
-        assert "already" in student.inner_text("body")
+        student.goto(link)  # the same phone cannot answer twice: reopened, it shows its answer, not the buttons
+        assert "You answered “It falls”" in student.inner_text("#voted")
+        assert student.locator("button").count() == 0
+        again = student.request.post(link, form={"choice": "rises"})  # a second answer sent anyway is refused
+        assert again.status == 409 and "already" in again.text()
     finally:
         phone.close()
     poll_id = link.rsplit("/", 1)[1]

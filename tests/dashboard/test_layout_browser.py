@@ -351,3 +351,37 @@ def test_controls_the_view_ignores_are_disabled_with_their_reason(page: Any, ser
     badge = "() => /45/.test((document.getElementById('lbl-theta') || {}).innerText)"
     page.wait_for_function(badge)  # the sync has answered: its frame fills the badge and the disabled states
     assert not page.evaluate(disabled) and page.evaluate(f"({why})('theta')").strip() == ""
+
+
+CLIPPED = """
+(sel) => [...document.querySelectorAll(sel)].filter((e) => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => (e.textContent || '').trim().slice(0, 60))
+"""
+"""The texts of the elements matched by `sel` that are wider than their box (so part of them is hidden)."""
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "large"), [(1024, 768, True), (390, 844, False)], ids=["projector", "phone"]
+)
+def test_the_formulas_and_the_budget_table_fit_their_cards(
+    browser: Any, server_url: str, width: int, height: int, large: bool
+) -> None:
+    """Covariance's split keeps its shared-noise term, Lemma 4.1 its right-hand side and Training its λP on screen,
+    and the Foundations budget table its last column, without scrolling sideways."""
+    phone = width < 600
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        for tab in ("covariance", "training"):
+            page.goto(f"{server_url}/?tab={tab}&{LIGHT}" + ("&large=1" if large else ""))
+            page.locator(f"#view-{tab} .explain").scroll_into_view_if_needed()  # typeset once in view
+            page.wait_for_selector(f"#view-{tab} .explain mjx-container[display='true']")
+            assert page.evaluate(CLIPPED, f"#view-{tab} .explain mjx-container[display='true']") == [], tab
+        page.goto(f"{server_url}/?tab=foundations&{LIGHT}" + ("&large=1" if large else ""))
+        page.wait_for_selector("#fd-budget-table table")
+        assert page.evaluate(CLIPPED, "#fd-budget-table") == []
+        caption = page.inner_text("#fd-budget-table caption")
+        assert "4 d_model² + 4 d_model" in caption and "^" not in caption
+    finally:
+        context.close()

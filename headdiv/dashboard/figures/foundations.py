@@ -197,7 +197,7 @@ def budget_table(r: BudgetLesson) -> Component:
     ]
     caption = html.Caption(
         f"Every H dividing d_model = {r.chosen.d_model} at n = {r.chosen.seq_len}: "
-        f"parameters {r.params_formula} whatever H",
+        f"parameters {r.params_formula.replace('^2', '²')} whatever H",  # 4 d_model² + 4 d_model
         style={"captionSide": "top", "textAlign": "left", "padding": "4px 0 8px", "fontSize": "0.92em"},
     )
     return html.Table(
