@@ -385,3 +385,20 @@ def test_the_formulas_and_the_budget_table_fit_their_cards(
         assert "4 d_model² + 4 d_model" in caption and "^" not in caption
     finally:
         context.close()
+
+
+def test_the_tours_are_in_the_sidebar_without_scrolling_it(browser: Any, server_url: str) -> None:
+    """At 1440x900 a lecturer sees every tour's link in the sidebar as the page opens."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/?tab=ensemble&{SMALL}")
+        wait_view_drawn(page, "ensemble")
+        bottoms = page.evaluate(
+            "() => { const side = document.querySelector('.sidebar').getBoundingClientRect();"
+            " return {side: Math.min(side.bottom, innerHeight), links: [...document.querySelectorAll('.tour-link')]"
+            ".map((e) => e.getBoundingClientRect().bottom)}; }"
+        )
+        assert bottoms["links"] and all(b <= bottoms["side"] for b in bottoms["links"]), bottoms
+    finally:
+        context.close()
