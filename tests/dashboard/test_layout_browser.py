@@ -286,7 +286,7 @@ def test_a_model_that_cannot_be_measured_reads_as_one_sentence_not_blank_charts(
 
 
 SHOTS = [
-    ("headdiv.dashboard.png", 1440, 900, "tab=ensemble&H=8&theta=60"),
+    ("dashboard.png", 1440, 900, "tab=ensemble&H=8&theta=60"),
     ("dashboard-projector.png", 1024, 768, "tab=diversity&lecture=1&large=1&hide=explain"),
     ("dashboard-phone.png", 390, 844, "tab=ensemble&H=8&theta=60"),
     ("lab-dependence.png", 1440, 900, "tab=surfaces&dependence=ar1&sx=phi&sxv=0,0.3,0.6,0.8,0.9&sy=H&syv=2,4,8"),
