@@ -213,6 +213,12 @@ def test_on_a_phone_the_scenario_sits_between_the_tabs_and_its_charts(browser: A
         assert tops["tabs"] < tops["theta"] < tops["chart"] < tops["explain"] < tops["presets"], tops
         assert tops["chart"] < 844, tops  # the slider and the chart it moves share the first screen
         assert page.locator(".modebar-container").first.is_hidden()
+        # a view that uses none of them shows each as its label and reason, not four idle sliders
+        page.goto(f"{server_url}/?tab=foundations&{SMALL}")
+        page.wait_for_selector("#view-foundations .js-plotly-plot")
+        theta = page.locator(".scenario-part .ctl-theta")
+        assert "each lesson has its own controls" in theta.inner_text()
+        assert theta.locator(".dash-slider-mark").first.is_hidden()
     finally:
         context.close()
 

@@ -75,7 +75,7 @@ def mse_split(result: TrainingResult, frame: int | None = None) -> go.Figure:
             )
         )
     fig.update_xaxes(title_text="step")
-    fig.update_yaxes(title_text="held-out error")
+    fig.update_yaxes(title_text="error")  # held-out, as the title says: short enough for a phone
     _marker(fig, result, frame)
     return styled(fig, "Held-out MSE = bias² + variance + covariance")
 
