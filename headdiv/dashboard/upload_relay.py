@@ -24,8 +24,9 @@ def upload_url(prefix: str) -> str:
     return f"{prefix.rstrip('/')}{API_PREFIX}{UPLOAD_PATH}"
 
 
-def _chunks(stream: flask.wrappers.Request) -> Iterator[bytes]:
-    while chunk := stream.stream.read(CHUNK):
+def _chunks(request: flask.wrappers.Request) -> Iterator[bytes]:
+    """The request's body as it arrives, a mebibyte at a time."""
+    while chunk := request.stream.read(CHUNK):
         yield chunk
 
 

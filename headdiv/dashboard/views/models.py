@@ -28,18 +28,12 @@ from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.schemas.tables import head_clusters_csv
 
 VIEW_ID = "models"
-Result = dict[str, Any]
 DEFAULT_MODEL = next(iter(BUILTINS))
 MAX_LAYER = 255
 
 
 # ---------------------------------------------------------------------------------------------------
-# Figures (pure)
-# ---------------------------------------------------------------------------------------------------
-
-
-# ---------------------------------------------------------------------------------------------------
-# Talking to the API
+# Layout and callbacks
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -69,11 +63,6 @@ def upload_box() -> Component:
         ],
         id="mdl-upload",
     )
-
-
-# ---------------------------------------------------------------------------------------------------
-# Layout and callbacks
-# ---------------------------------------------------------------------------------------------------
 
 
 def layout(state: PageState) -> Component:
