@@ -167,4 +167,4 @@ def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -
     fig = architecture_mse(result)
     assert fig.layout.yaxis.rangemode == "nonnegative"
     names = [t.name for t in fig.data]
-    assert "best (Monte Carlo): 2×2" in names and not any(n.startswith("best (theory)") for n in names)
+    assert "best: 2×2" in names and not any(n.startswith("theory's best") for n in names)

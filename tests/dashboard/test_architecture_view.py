@@ -90,16 +90,16 @@ def test_a_degenerate_fit_draws_the_unit_constants_labelled_and_the_monte_carlo_
     assert client.params == [{"budget": 32, "c1": 1.0, "c2": 1.0, "n": 256}]  # never the degenerate constants
     assert "degenerate" in curves.layout.title.text and "c₁ = c₂ = 1" in curves.layout.title.text
     dk = trace(curves, "d<sub>k</sub>*")
-    assert "not fitted" in dk.name
+    assert "c₁ = c₂ = 1" in dk.name
     assert dict(zip(dk.x, dk.y, strict=True))[256] == 4  # the tour's step 2 answer, drawn
     h = trace(curves, "H*")
     assert dict(zip(h.x, h.y, strict=True))[32] == 8
-    stars = [t for t in curves.data if (t.name or "").startswith("best split (Monte Carlo)")]
+    stars = [t for t in curves.data if (t.name or "").startswith("best split")]
     assert [(t.x[0], t.y[0]) for t in stars] == [(256, 2), (32, 16)]
     assert sum(bool(t.showlegend) for t in stars) == 1
     assert "c_1 = c_2 = 1" in formula and "degenerate" in formula
     names = [t.name for t in mse.data]
-    assert "best (Monte Carlo): 16×2" in names and not any(n.startswith("best (theory)") for n in names)
+    assert "best: 16×2" in names and not any(n.startswith("theory's best") for n in names)
     assert any("degenerate" in n for n in names)
 
 
@@ -108,9 +108,9 @@ def test_a_fitted_optimum_uses_the_fitted_constants_and_rings_both_minimisers() 
     mse, curves, _, formula = figures(result(None), client)  # type: ignore[arg-type]
     assert client.params == [{"budget": 32, "c1": 0.05, "c2": 0.002, "n": 256}]
     assert "degenerate" not in curves.layout.title.text and "degenerate" not in formula
-    assert "fitted objective" in trace(curves, "d<sub>k</sub>*").name
+    assert "(fitted)" in trace(curves, "d<sub>k</sub>*").name
     names = [t.name for t in mse.data]
-    assert "best (Monte Carlo): 16×2" in names and "best (theory): 8×4" in names
+    assert "best: 16×2" in names and "theory's best: 8×4" in names
 
 
 def test_the_charts_write_powers_and_subscripts_as_html_and_carry_no_arrow_labels() -> None:
@@ -165,5 +165,5 @@ def test_a_partial_result_stars_no_best_split_yet() -> None:
     last = done.candidates[-1].model_copy(update={"mse": None})
     partial = done.model_copy(update={"candidates": [*done.candidates[:-1], last]})
     mse, curves, _, _ = figures(partial, FakeClient())  # type: ignore[arg-type]
-    assert not any((t.name or "").startswith("best split (Monte Carlo)") for t in curves.data)
-    assert "best so far (Monte Carlo): 16×2" in [t.name for t in mse.data]
+    assert not any((t.name or "").startswith("best split") for t in curves.data)
+    assert "best so far: 16×2" in [t.name for t in mse.data]

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from headdiv.dashboard.figures.theme import MSE_NAME
 from tests.dashboard.conftest import ARTIFACTS, dashboard_against_a_dead_api
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.browser]
@@ -260,10 +261,10 @@ def test_view_renders_its_result(page: Any, server_url: str, tab: str, chart: st
     assert "error" not in status, text(page, f"#{prefix}-status")
     data = chart_data(page, chart)
     if tab == "diversity":
-        hdi = next(t for t in data if t.get("name") == "MSE (Monte Carlo)")["x"]
+        hdi = next(t for t in data if t.get("name") == MSE_NAME)["x"]
         assert len(hdi) == 4 and hdi[0] == pytest.approx(0, abs=1e-6) and hdi[-1] == pytest.approx(1, abs=1e-6)
     if tab == "architecture":
-        splits = next(t for t in data if t.get("name") == "MSE (Monte Carlo)")["x"]
+        splits = next(t for t in data if t.get("name") == MSE_NAME)["x"]
         assert splits == ["8×1", "4×2", "2×4", "1×8"]
     if tab == "weighting":
         # the reference lines are named in the legend

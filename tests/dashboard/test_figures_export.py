@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from headdiv.dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
 from headdiv.dashboard.figures import ensemble, sweeps, weighting
-from headdiv.dashboard.figures.theme import COMPONENT_COLORS, finite, fmt, fmt_se
+from headdiv.dashboard.figures.theme import COMPONENT_COLORS, MSE_NAME, finite, fmt, fmt_se
 from headdiv.dashboard.simulation import headline
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.jobs.runner import run_job
@@ -115,14 +115,14 @@ def test_sweep_and_architecture_figures(sim: dict[str, Any]) -> None:
         mode="json"
     )
     fig = sweeps.mse_vs_hdi(DiversitySweepResult.model_validate(sweep))
-    mse = _trace(fig, "MSE (Monte Carlo)")
+    mse = _trace(fig, MSE_NAME)
     assert list(mse.y) == [p["mse"] for p in sweep["points"]]
     assert list(mse.x) == pytest.approx([0, 0.5, 1], abs=1e-6)
     assert len(list(csv.DictReader(io.StringIO(result_to_csv(DiversitySweepResult.model_validate(sweep)))))) == 3
     arch = run_job("architecture", {"base": SMALL, "budget": 4}).model_dump(mode="json")
     fig = sweeps.architecture_mse(ArchitectureResult.model_validate(arch))
-    assert list(_trace(fig, "MSE (Monte Carlo)").x) == ["4×1", "2×2", "1×4"]
-    assert any(t.name.startswith("best (Monte Carlo)") for t in fig.data)
+    assert list(_trace(fig, MSE_NAME).x) == ["4×1", "2×2", "1×4"]
+    assert any(t.name.startswith("best: ") for t in fig.data)
 
 
 def test_reproduce_commands_carry_the_exact_request() -> None:

@@ -112,6 +112,18 @@ def cut_marks(page: Any) -> list[str]:
     )
 
 
+def missing_titles(page: Any) -> list[str]:
+    """The titles the shown charts' layouts ask for that Plotly has not drawn (or drawn empty)."""
+    return list(
+        page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].filter((g) => g.getBoundingClientRect().width)"
+            ".map((g) => [((g.layout || {}).title || {}).text || '', g.querySelector('.gtitle')])"
+            ".filter(([want, el]) => want && !(el && el.textContent.trim() && el.getBoundingClientRect().width))"
+            ".map(([want]) => want)"
+        )
+    )
+
+
 def measure(page: Any) -> dict[str, Any]:
     """The page's text boxes measured once the charts have settled: a chart redrawn with its data after the
     fit was last checked gets its titles fitted on the next pass, so wait (up to 20 s) for a measurement
@@ -183,6 +195,7 @@ def test_every_tab_fits_without_overlapping_text(
             problems += [f"{view.id}: {o}" for o in m["overlaps"]]
             problems += [f"{view.id}: {o} is outside its chart" for o in m["outside"]]
             problems += [f"{view.id}: slider label {t!r} is cut off by the screen's edge" for t in cut_marks(page)]
+            problems += [f"{view.id}: the title {t!r} is not drawn" for t in missing_titles(page)]
             page.screenshot(path=str(ARTIFACTS / f"layout-{width}x{height}{'-large' if large else ''}-{view.id}.png"))
         assert not problems, "\n".join(problems)
 
@@ -406,5 +419,27 @@ def test_the_tours_are_in_the_sidebar_without_scrolling_it(browser: Any, server_
             ".map((e) => e.getBoundingClientRect().bottom)}; }"
         )
         assert bottoms["links"] and all(b <= bottoms["side"] for b in bottoms["links"]), bottoms
+    finally:
+        context.close()
+
+
+def test_a_revealed_answer_shares_the_projectors_screen_with_its_chart(browser: Any, server_url: str) -> None:
+    """At 1024x768 with large fonts the tour panel alone fills the first screen: once a prediction is answered,
+    the answer is in view and so is the upper half of the chart it is about."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/?tour=why-many-heads&step=2&{SMALL}&large=1")
+        wait_view_drawn(page, "ensemble")
+        chart = "document.querySelector('#view-ensemble .js-plotly-plot').getBoundingClientRect()"
+        assert page.evaluate(f"() => {chart}.top") > 0.5 * 768  # the case the page must handle
+        page.locator(".tour-choices button").first.click()
+        page.wait_for_function(
+            "() => { const a = document.querySelector('#tour-reveal .tour-answer'); if (!a) return false;"
+            f" const c = {chart}; const h = document.querySelector('.header').getBoundingClientRect().bottom;"
+            " const r = a.getBoundingClientRect(); return r.top >= h && r.bottom <= innerHeight"
+            " && c.top + c.height / 2 <= innerHeight; }",
+            timeout=10_000,
+        )
     finally:
         context.close()

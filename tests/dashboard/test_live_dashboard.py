@@ -16,6 +16,7 @@ import pytest
 
 from headdiv.dashboard.app import create_dash_app
 from headdiv.dashboard.figures import sweeps as figs
+from headdiv.dashboard.figures.theme import MSE_NAME
 from headdiv.dashboard.ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
 from headdiv.dashboard.jobs import _finished, progress_text
 from headdiv.dashboard.views import VIEWS
@@ -73,7 +74,7 @@ def test_sweep_figures_and_verdict_draw_partial_results(done: set[int]) -> None:
     result = assemble.diversity_sweep(request, _cells(6, done))
     for fig in (figs.mse_vs_hdi(result), figs.correlation_vs_overlap(result)):
         _no_nan_text(fig)
-    mse = next(t for t in figs.mse_vs_hdi(result).data if t.name == "MSE (Monte Carlo)")
+    mse = next(t for t in figs.mse_vs_hdi(result).data if t.name == MSE_NAME)
     assert sum(v is not None for v in mse.y) == len(done)
     text = verdict(result)
     assert ("Sweeping" in text) == (len(done) < 6)
@@ -88,7 +89,7 @@ def test_architecture_bars_appear_as_splits_finish(done: set[int]) -> None:
     result = assemble.architecture(request, _cells(count, {k for k in done if k < count}))
     fig = figs.architecture_mse(result)
     _no_nan_text(fig)
-    mse = next(t for t in fig.data if t.name == "MSE (Monte Carlo)")
+    mse = next(t for t in fig.data if t.name == MSE_NAME)
     assert sum(v is not None for v in mse.y) == len({k for k in done if k < count})
 
 

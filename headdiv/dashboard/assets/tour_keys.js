@@ -23,3 +23,35 @@
     link.click();
   });
 })();
+// The reveal: once a prediction is answered, the answer, its reason and the chart it is about share the
+// screen. On a projector with large fonts the panel alone fills the first screen, so the page scrolls
+// until the answer is at the top or the view's first chart is in the upper half, whichever comes first.
+(function () {
+  function firstChart() {
+    var charts = document.querySelectorAll("[id^='view-'] .js-plotly-plot");
+    for (var i = 0; i < charts.length; i++) if (charts[i].getBoundingClientRect().width > 0) return charts[i];
+    return null;
+  }
+  function bring() {
+    var answer = document.querySelector("#tour-reveal .tour-answer");
+    var chart = firstChart();
+    if (!answer || !chart) return;
+    var header = document.querySelector(".header");
+    var top = (header ? header.getBoundingClientRect().bottom : 0) + 8;
+    var by = Math.min(answer.getBoundingClientRect().top - top, chart.getBoundingClientRect().top - 0.5 * innerHeight);
+    if (by <= 0) return;
+    var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    window.scrollBy({top: by, behavior: still ? "auto" : "smooth"});
+  }
+  var seen = false;
+  var wait = setInterval(function () {
+    var reveal = document.getElementById("tour-reveal");
+    if (!reveal) return;
+    clearInterval(wait);
+    new MutationObserver(function () {
+      var shown = !!reveal.querySelector(".tour-answer");
+      if (shown && !seen) bring();
+      seen = shown;
+    }).observe(reveal, {childList: true, subtree: true});
+  }, 200);
+})();

@@ -11,6 +11,7 @@ from headdiv.dashboard.figures.theme import (
     BEST_COLOR,
     COMPONENT_COLORS,
     COMPONENT_LABELS,
+    MSE_NAME,
     THEORY_COLOR,
     finite,
     fmt,
@@ -92,7 +93,7 @@ def _decomposition(fig: go.Figure, x: list[Any], records: list[CellTerms], *, ba
     fig.add_scatter(
         x=x,
         y=[r.mse for r in records],
-        name="MSE (Monte Carlo)",
+        name=MSE_NAME,
         error_y={"type": "data", "array": errors, "visible": True},
         **mse_style,
     )
@@ -112,15 +113,17 @@ def mse_vs_hdi(result: DiversitySweepResult) -> go.Figure:
         mode="lines+markers",
         line={"color": COMPONENT_COLORS["mse"], "width": 3},
         customdata=thetas,
-        hovertemplate="θ = %{customdata}°<br>HDI = %{x:.3f}<br>MSE = %{y:.3g}<extra></extra>",
+        hovertemplate="θ = %{customdata}°<br>HDI = %{x:.3f}<br>Monte Carlo MSE = %{y:.3g}<extra></extra>",
     )
     if any(v is not None for v in result.bound.values):
-        name = "bound (4.4), tightest" + (": holds" if result.holds else ": violated")
+        # the legend stays short (two regimes share a projector's width); whether it holds is the verdict's
+        status = "holds" if result.holds else "violated"
         fig.add_scatter(
             x=hdi,
             y=result.bound.values,
             mode="lines",
-            name=name,
+            name="bound (4.4)",
+            hovertemplate=f"tightest bound (4.4), {status}<br>HDI = %{{x:.3f}}<br>bound = %{{y:.3g}}<extra></extra>",
             line={"color": THEORY_COLOR, "width": 2.5, "dash": "dash"},
         )
     # short axis titles: the two regimes share a projector's width side by side (the view explains HDI)
@@ -166,12 +169,18 @@ def architecture_mse(result: ArchitectureResult) -> go.Figure:
     labels = [f"{c.H}×{c.d_k}" for c in cands]
     fig = go.Figure()
     _decomposition(
-        fig, labels, list(cands), bars=True, mode="markers", marker={"color": COMPONENT_COLORS["mse"], "size": 9}
+        fig,
+        labels,
+        list(cands),
+        bars=True,
+        mode="markers",
+        marker={"color": COMPONENT_COLORS["mse"], "size": 9},
+        hovertemplate="%{x}<br>Monte Carlo MSE = %{y:.3g}<extra></extra>",
     )
     theory = result.theory
     tc = {(c.H, c.d_k): c.mse for c in theory.candidates}
     if tc:
-        fitted = "theory, fitted: degenerate (see below)" if theory.degenerate else "theory, fitted (formula below)"
+        fitted = "theory (degenerate)" if theory.degenerate else "theory (fitted)"
         fig.add_scatter(
             x=labels,
             y=[tc.get((c.H, c.d_k)) for c in cands],
@@ -183,12 +192,12 @@ def architecture_mse(result: ArchitectureResult) -> go.Figure:
     for c, label in zip(cands, labels, strict=True):
         if best is not None and (c.H, c.d_k) == (best.H, best.d_k):
             so_far = "best so far" if any(c.mse is None for c in cands) else "best"
-            _ring(fig, label, c.mse, f"{so_far} (Monte Carlo): {label}", BEST_COLOR, "circle-open")
+            _ring(fig, label, c.mse, f"{so_far}: {label}", BEST_COLOR, "circle-open")
     tb = theory.best
     if tb is not None:
         tlabel = f"{tb.H}×{tb.d_k}"
         if tlabel in labels:
-            _ring(fig, tlabel, tc.get((tb.H, tb.d_k)), f"best (theory): {tlabel}", THEORY_COLOR, "diamond-open")
+            _ring(fig, tlabel, tc.get((tb.H, tb.d_k)), f"theory's best: {tlabel}", THEORY_COLOR, "diamond-open")
     fig.update_layout(barmode="relative", xaxis_title="split H × d<sub>k</sub>", yaxis_title="error")
     fig.update_yaxes(rangemode="nonnegative")  # errors are never negative: the axis starts at 0
     return styled(fig, f"Every split of the budget D = {result.budget}", height=400)
@@ -237,14 +246,14 @@ def theory_curves(
     """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("d<sub>k</sub>* against n", "H* against D"))
     dk, hs = theory.dk_star_vs_n, theory.h_star_vs_budget
-    which = "of the fitted objective" if fitted else "at c₁ = c₂ = 1, not fitted"
+    which = "(fitted)" if fitted else "(c₁ = c₂ = 1)"
     curves: list[tuple[int, list[int], list[int] | list[float], str, dict[str, str]]] = [
         (1, dk.n, dk.d_k, f"d<sub>k</sub>* {which}", {"color": THEORY_COLOR, "shape": "hv"}),
         (
             1,
             dk.n,
             dk.stated_rate,
-            f"stated rate (log n)<sup>2/(4+d)</sup>, d = {dk.stated_rate_d}: reference",
+            f"stated rate (log n)<sup>2/(4+d)</sup>, d = {dk.stated_rate_d}",
             {"color": "#adb5bd", "dash": "dot"},
         ),
         (2, hs.budget, hs.H, f"H* {which}", {"color": BEST_COLOR, "shape": "hv"}),
@@ -254,7 +263,7 @@ def theory_curves(
             mode = "lines" if "dash" in line else "lines+markers"
             fig.add_scatter(x=x, y=y, mode=mode, name=name, line=line, row=1, col=col)
     if best is not None and n is not None and budget is not None:
-        name = f"best split (Monte Carlo) at n = {n}, D = {budget}"
+        name = f"best split, n = {n}, D = {budget}"
         for col, at, split in ((1, n, best.d_k), (2, budget, best.H)):
             fig.add_scatter(
                 x=[at],

@@ -24,6 +24,9 @@ COMPONENT_LABELS: dict[str, str] = {
     "covariance": "Covariance",
     "mse": "MSE",
 }
+MSE_NAME = "MSE ± s.e."
+"""The Monte Carlo MSE with its standard error bars, in sweeps' legends: short, so that a legend beside a
+theory curve keeps several entries a row on a projector (the hover says Monte Carlo in full)."""
 HEAD_COLORS: tuple[str, ...] = (
     "#4C78A8",
     "#F58518",
