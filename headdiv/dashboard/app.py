@@ -29,12 +29,20 @@ from headdiv.dashboard import play, tour_panel, vendored
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.client_config import CLIENT_CONFIG, client_config, clientside, config_state
 from headdiv.dashboard.components import job_status
-from headdiv.dashboard.controls import scenario_sidebar
+from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED, scenario_sidebar
 from headdiv.dashboard.ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.jobs import register_job, register_view_job
+from headdiv.dashboard.live import LIVE_PATH, register_live
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import headline, simulation_request
-from headdiv.dashboard.state import HIDEABLE, State, UrlRegistry, global_params, scenario_params
+from headdiv.dashboard.state import (
+    HIDEABLE,
+    State,
+    UrlRegistry,
+    global_params,
+    scenario_control_id,
+    scenario_params,
+)
 from headdiv.dashboard.tours import tour_params
 from headdiv.dashboard.upload_relay import DEFAULT_UPLOAD_LIMIT, register_upload_relay, upload_url
 from headdiv.dashboard.url_sync import register_sync
@@ -369,6 +377,20 @@ def create_dash_app(
         {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
     )
     register_upload_relay(app.server, client, prefix)
+    app.config.meta_tags.append(
+        {
+            "name": "headdiv-live",
+            "content": json.dumps(
+                {
+                    "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
+                    "tabs": [v.id for v in views if v.live],
+                    "first": views[0].id,
+                    "controls": {scenario_control_id(k): k for k in PRIMARY + VIEW_OWNED},
+                }
+            ),
+        }
+    )
+    register_live(app.server, client, registry, views, prefix)
     app.layout = _layout(registry, views)
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)

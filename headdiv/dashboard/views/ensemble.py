@@ -12,6 +12,8 @@ from headdiv.dashboard.components import chart_id, export_bar, graph, radio, vie
 from headdiv.dashboard.figures import ensemble as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import draw_result, register_exports
+from headdiv.dashboard.live import LiveCharts
+from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View
 from headdiv.workers.schemas.results.simulation import SimulationResult
@@ -59,9 +61,17 @@ def _figures(result: SimulationResult, which: str) -> tuple[Any, ...]:
     )
 
 
+CHARTS = ("ens-bars", "ens-slice", "ens-heads", "ens-overlap", "ens-corr")
+"""The view's charts in the order `_figures` draws them."""
+
+
+def _live(result: SimulationResult, state: State) -> dict[str, Any]:
+    return dict(zip(CHARTS, _figures(result, state.get("matrix") or "correlation")[: len(CHARTS)], strict=True))
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     register_exports(app, "sim", "simulation")
-    charts = [Output(chart_id(name), "figure") for name in ("ens-bars", "ens-slice", "ens-heads", "ens-overlap")]
+    charts = [Output(chart_id(name), "figure") for name in CHARTS[:-1]]
     # one drawing callback for every chart of the view: one round trip per new result
     draw_result(
         app,
@@ -89,4 +99,5 @@ VIEW = View(
     ],
     description="One scenario: how bias², variance and covariance add up, head by head.",
     shows_simulation=True,
+    live=LiveCharts(simulation_request, _live),
 )

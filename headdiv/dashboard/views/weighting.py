@@ -14,6 +14,8 @@ from headdiv.dashboard.export import weighting_csv, weighting_result
 from headdiv.dashboard.figures import weighting as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import draw_result, register_exports
+from headdiv.dashboard.live import LiveCharts
+from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry, scenario_params
 from headdiv.dashboard.views.base import View
@@ -41,8 +43,16 @@ def _figures(result: SimulationResult) -> tuple[Any, ...]:
     return figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result)
 
 
+CHARTS = ("wt-schemes", "wt-rho", "wt-alpha")
+"""The view's charts in the order `_figures` draws them."""
+
+
+def _live(result: SimulationResult, _state: PageState) -> dict[str, Any]:
+    return dict(zip(CHARTS, _figures(result), strict=True))
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    charts = [Output(chart_id(name), "figure") for name in ("wt-schemes", "wt-rho", "wt-alpha")]
+    charts = [Output(chart_id(name), "figure") for name in CHARTS]
     draw_result(app, view_sim(VIEW_ID), charts, _figures)
 
     # The view draws the page's simulation (no job of its own): its downloads are what it shows of it.
@@ -56,4 +66,5 @@ VIEW = View(
     register_callbacks=register_callbacks,
     description="How to combine heads: fixed weights from the error moments, or MAW's per-query gating.",
     shows_simulation=True,
+    live=LiveCharts(simulation_request, _live),
 )

@@ -1,0 +1,169 @@
+"""Charts that follow the hand: a view's figures for one page state, drawn once and served to every browser.
+
+While a slider moves, `assets/live.js` asks `GET <prefix>_live?<query>` (the page's URL query with the
+slider's new value) and applies the answer with `Plotly.react`, before the URL changes: the release still
+goes through the URL-sync callback once, so the history gets one entry. The answer is
+`{"charts": {chart name: figure}, "headline": [...]}` for the tab the query names, drawn by the view's own
+figure builders (`View.live`), the ones its Dash callbacks, exports and downloads use.
+
+Figures are a resource addressed by content: the key hashes the view, the normalised request
+(`jobs.request_key`) and the figure variant (large fonts), so a state drawn once by anyone is never drawn
+again while it stays in this process's cache (gzip-compressed once, bounded by bytes, least recently used
+out first). The key is also the ETag. A state the registry refuses answers 422 with its one-line reason
+(the page keeps its charts and shows the line); a computation slower than `WAIT_S` answers 202 (the page
+keeps its charts; the release draws the final ones through the usual path).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import flask
+import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
+
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.jobs import Request, request_key
+from headdiv.dashboard.simulation import headline
+from headdiv.dashboard.state import State, UrlRegistry
+from headdiv.dashboard.tours import expand
+from headdiv.workers.jobs.kinds import kind_at
+from headdiv.workers.schemas.results.simulation import SimulationResult
+
+if TYPE_CHECKING:
+    from headdiv.dashboard.views.base import View
+
+LIVE_PATH = "_live"
+WAIT_S = 2.0
+"""How long a live request waits for its computation (a cached or small one arrives within it)."""
+CACHE_BYTES = int(os.environ.get("HEADDIV_LIVE_CACHE_BYTES") or 32 << 20)
+LARGE_FONTS = {"font.size": 17, "title.font.size": 20, "legend.font.size": 15}
+"""The projector's font sizes, as assets/large_fonts.js sets them on a chart Dash drew: a live figure comes
+with them, so that script finds nothing to change (no second layout pass per movement)."""
+
+
+@dataclass(frozen=True)
+class LiveCharts:
+    """What a view draws for one page state, all in one answer: the request its charts come from (None:
+    nothing to draw) and its figures by chart name (the `graph(name)` of its layout)."""
+
+    request: Callable[[State], Request | None]
+    draw: Callable[[Any, State], Mapping[str, go.Figure]]
+
+
+class FigureCache:
+    """Answers by key, gzip-compressed, the least recently used dropped past `limit` bytes."""
+
+    def __init__(self, limit: int = CACHE_BYTES) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.drawn = 0
+        """How many answers this process has drawn (the bench checks each state is drawn once)."""
+
+    def get(self, key: str) -> bytes | None:
+        with self._lock:
+            body = self._items.get(key)
+            if body is not None:
+                self._items.move_to_end(key)
+            return body
+
+    def put(self, key: str, body: bytes) -> None:
+        with self._lock:
+            self.drawn += 1
+            if key in self._items or len(body) > self.limit:
+                return
+            self._items[key] = body
+            self._bytes += len(body)
+            while self._bytes > self.limit:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= len(old)
+
+
+def figure_key(view_id: str, req: Request, variant: Mapping[str, Any]) -> str:
+    """The content address of a view's figures: view, normalised request, figure variant."""
+    text = json.dumps([view_id, request_key(req), dict(variant)], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def variant_of(state: State, view: View) -> dict[str, Any]:
+    """What, beside the request, changes the view's figures: large fonts, and the view's own choices that
+    change only the drawing (its URL parameters that are not scenario keys, such as Ensemble's matrix)."""
+    own = {p.name: state.get(p.name) for p in view.url_params}
+    return {"large": bool(state.get("large")), **own}
+
+
+def _large(fig: go.Figure) -> go.Figure:
+    fig.update_layout({k.replace(".", "_"): v for k, v in LARGE_FONTS.items()})
+    return fig
+
+
+def draw_answer(view: View, state: State, result: Any) -> bytes:
+    """The answer's JSON for a finished result: every chart of the view, and the header's numbers."""
+    assert view.live is not None
+    figures = view.live.draw(result, state)
+    large = bool(state.get("large"))
+    charts = {name: (_large(fig) if large else fig).to_plotly_json() for name, fig in figures.items()}
+    answer: dict[str, Any] = {"charts": charts}
+    if isinstance(result, SimulationResult):
+        answer.update(headline(result))
+    return to_json_plotly(answer).encode()
+
+
+def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
+    return flask.Response(json.dumps(body), status, mimetype="application/json", headers={"cache-control": "no-store"})
+
+
+def register_live(
+    server: flask.Flask, client: ApiClient, registry: UrlRegistry, views: list[View], prefix: str = "/"
+) -> FigureCache:
+    """Serve `{prefix}_live`; the cache it fills is returned (its `drawn` counter is the bench's proof)."""
+    cache = FigureCache()
+    by_id = {v.id: v for v in views if v.live is not None}
+
+    def live() -> flask.Response:
+        state = registry.parse(expand(flask.request.query_string.decode("latin-1")))
+        if state.notices:
+            return _json(422, {"message": "; ".join(state.notices)})
+        view = by_id.get(str(state.get("tab")))
+        if view is None or view.live is None:
+            return flask.Response(status=204)
+        req = view.live.request(state)
+        if req is None:
+            return flask.Response(status=204)
+        key = figure_key(view.id, req, variant_of(state, view))
+        etag = f'"{key}"'
+        if flask.request.headers.get("if-none-match") == etag and cache.get(key) is not None:
+            return flask.Response(status=304, headers={"etag": etag})
+        body = cache.get(key)
+        fresh = body is None
+        if body is None:
+            try:
+                job = client.submit(req[0], req[1], wait=WAIT_S)
+            except ApiError as exc:
+                return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
+            if not job.done:
+                return _json(202, {"message": "computing…"})
+            if job.status != "finished" or job.result is None:
+                return _json(422, {"message": job.message or "the computation failed"})
+            result = kind_at(req[0]).result.model_validate(job.result)
+            body = gzip.compress(draw_answer(view, state, result), compresslevel=5)
+            cache.put(key, body)
+        headers = {"etag": etag, "cache-control": "no-cache", "x-headdiv-live": "drawn" if fresh else "cached"}
+        if "gzip" in flask.request.headers.get("accept-encoding", ""):
+            headers["content-encoding"] = "gzip"
+            headers["vary"] = "accept-encoding"
+            return flask.Response(body, 200, mimetype="application/json", headers=headers)
+        return flask.Response(gzip.decompress(body), 200, mimetype="application/json", headers=headers)
+
+    server.add_url_rule(f"{prefix.rstrip('/')}/{LIVE_PATH}", "live_charts", live, methods=["GET"])
+    return cache

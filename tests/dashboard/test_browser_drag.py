@@ -1,0 +1,116 @@
+"""Sliders that follow the hand, in headless Chromium against the embedded server: while θ is dragged the
+Ensemble view's charts change (each a value the thumb passed, in order), the release ends on the released
+value with one new history entry, and an answer for an older position is never drawn after a newer one."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+
+pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
+
+SMALL = "replicates=20&queries=16"
+SLICE = '[id*=\'"name":"ens-slice"\'] .js-plotly-plot'
+CHARTS = "[id^='view-ensemble'] .js-plotly-plot"
+
+
+def _theta(query: str) -> int:
+    return int(parse_qs(query.lstrip("?"))["theta"][0])
+
+
+def _opened(page: Any, server_url: str, query: str) -> None:
+    page.goto(f"{server_url}/?tab=ensemble&{query}&{SMALL}")
+    page.wait_for_function(
+        "(s) => { const g = document.querySelector(s); return g && g.data && g.data.length"
+        " && !document.querySelector('.busy'); }",
+        arg=SLICE,
+    )
+
+
+def test_dragging_theta_redraws_the_charts_while_the_button_is_down(page: Any, server_url: str) -> None:
+    _opened(page, server_url, "theta=60")
+    page.evaluate(
+        "(s) => { window.__draws = 0; document.querySelectorAll(s).forEach((g) =>"
+        " g.on('plotly_afterplot', () => { window.__draws += 1; })); }",
+        CHARTS,
+    )
+    before = page.evaluate("() => history.length")
+    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
+    track = page.locator(".ctl-theta .dash-slider-track").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, 21):
+        page.mouse.move(x - track["width"] * 0.3 * i / 20, y)
+        page.wait_for_timeout(60)
+    # the charts followed before the button is released (live answers only: the URL is still the old one)
+    page.wait_for_function("() => window.headdivLive.trail.length >= 2", timeout=20_000)
+    assert "theta=60" in page.evaluate("() => location.search")
+    during = page.evaluate("() => window.headdivLive.trail.slice()")
+    page.mouse.up()
+    page.wait_for_function("() => !location.search.includes('theta=60')")
+    released = _theta(page.evaluate("() => location.search"))
+    # the charts end on the released value: the last live answer drawn is the released state
+    page.wait_for_function(
+        "(t) => { const trail = window.headdivLive.trail; return trail.length"
+        " && new URLSearchParams(trail[trail.length - 1]).get('theta') === String(t); }",
+        arg=released,
+    )
+    trail = [_theta(q) for q in page.evaluate("() => window.headdivLive.trail")]
+    assert trail == sorted(trail, reverse=True) and len(set(trail)) == len(trail), trail  # in order, each once
+    assert all(released <= t < 60 for t in trail), (trail, released)
+    assert len(during) >= 2 and page.evaluate("() => window.__draws") >= 2 * len(during)
+    # one history entry for the whole drag; the slider shows what the charts show
+    assert page.evaluate("() => history.length") == before + 1
+    assert page.locator(".ctl-theta [role=slider]").get_attribute("aria-valuenow") == str(released)
+
+
+def test_an_answer_for_an_older_position_is_never_drawn_after_a_newer_one(page: Any, server_url: str) -> None:
+    _opened(page, server_url, "theta=70")
+    held: list[Any] = []
+
+    def hold_first(route: Any) -> None:
+        if "theta=69" in route.request.url and not held:  # the first key press's answer: held back
+            held.append(route)
+            return
+        route.continue_()
+
+    page.route("**/_live?*", hold_first)
+    page.focus(".ctl-theta [role=slider]")
+    page.keyboard.press("ArrowLeft")  # 69: its answer is held back
+    page.wait_for_function("() => window.headdivLive.requests >= 1")
+    page.keyboard.press("ArrowLeft")  # 68: the newer position, asked once 69's request is done
+    page.wait_for_timeout(300)
+    assert held
+    held[0].continue_()  # 69's answer arrives now, after 68 was asked for
+    page.wait_for_function(
+        "() => { const t = window.headdivLive.trail; return t.length && t[t.length - 1].includes('theta=68'); }",
+        timeout=30_000,
+    )
+    page.wait_for_timeout(500)
+    trail = page.evaluate("() => window.headdivLive.trail")
+    assert held and not any("theta=69" in q for q in trail), trail  # 69 arrived after 68 was asked: not drawn
+    page.wait_for_function("() => location.search.includes('theta=68')")
+
+
+def test_a_refused_value_keeps_the_charts_and_says_why_beside_the_slider(page: Any, server_url: str) -> None:
+    _opened(page, server_url, "theta=50")
+
+    def refuse(route: Any) -> None:
+        if "theta=49" in route.request.url:
+            route.fulfill(status=422, content_type="application/json", body='{"message": "over the work budget"}')
+        else:
+            route.continue_()
+
+    page.route("**/_live?*", refuse)
+    page.focus(".ctl-theta [role=slider]")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector(".ctl-theta .live-refusal:has-text('over the work budget')")
+    assert page.evaluate("() => window.headdivLive.trail.every((q) => !q.includes('theta=49'))")
+    # the next value that is drawn clears the line
+    page.wait_for_function("() => location.search.includes('theta=49')")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => window.headdivLive.trail.some((q) => q.includes('theta=48'))")
+    assert page.locator(".ctl-theta .live-refusal").inner_text() == ""

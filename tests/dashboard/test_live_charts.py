@@ -1,0 +1,93 @@
+"""The live charts' endpoint (`headdiv/dashboard/live.py`) against the embedded server: one answer per state
+with every chart of the view, drawn by the view's own figure builders, once per state, refused with the
+registry's or the API's one-line reason."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import plotly.io as pio
+import pytest
+
+from headdiv.dashboard.live import LARGE_FONTS, FigureCache, figure_key
+from headdiv.dashboard.simulation import headline
+from headdiv.dashboard.state import State
+from headdiv.dashboard.views import ensemble
+from headdiv.workers.schemas.results.simulation import SimulationResult
+
+SMALL = "replicates=20&queries=16"
+
+
+def live(url: str, query: str, **headers: str) -> httpx.Response:
+    return httpx.get(f"{url}/_live?{query}", headers=headers, timeout=60)
+
+
+def test_one_answer_holds_every_chart_of_the_view_as_its_own_builders_draw_it(server_url: str) -> None:
+    query = f"tab=ensemble&theta=33&{SMALL}"
+    first = live(server_url, query)
+    assert first.status_code == 200, first.text
+    answer = first.json()
+    assert set(answer["charts"]) == set(ensemble.CHARTS)
+    # the same figures the view's Dash callback draws from the API's result for that scenario
+    job = httpx.post(
+        f"{server_url}/api/v1/simulations", params={"wait": 30}, json={"theta": 33, "replicates": 20, "queries": 16}
+    ).json()
+    result = SimulationResult.model_validate(job["result"])
+    drawn = ensemble._live(result, State({"matrix": "correlation"}))
+    for name, fig in drawn.items():
+        assert json.loads(pio.to_json(fig))["data"] == answer["charts"][name]["data"], name
+    assert answer["headline"] == headline(result)["headline"]
+
+
+def test_a_state_is_drawn_once_then_served_from_the_cache_and_revalidated(server_url: str) -> None:
+    query = f"tab=ensemble&theta=34&{SMALL}"
+    first, again = live(server_url, query), live(server_url, query)
+    assert first.headers["x-headdiv-live"] == "drawn" and again.headers["x-headdiv-live"] == "cached"
+    assert first.content == again.content
+    etag = again.headers["etag"]
+    assert live(server_url, query, **{"if-none-match": etag}).status_code == 304
+    # another figure variant of the same computation is another resource
+    other = live(server_url, query + "&matrix=covariance")
+    assert other.headers["etag"] != etag and other.headers["x-headdiv-live"] == "drawn"
+
+
+def test_large_fonts_come_with_the_figure(server_url: str) -> None:
+    layout = live(server_url, f"tab=weighting&theta=35&{SMALL}&large=1").json()["charts"]["wt-schemes"]["layout"]
+    assert layout["font"]["size"] == LARGE_FONTS["font.size"]
+    assert layout["title"]["font"]["size"] == LARGE_FONTS["title.font.size"]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "says"),
+    [
+        (f"tab=ensemble&theta=300&{SMALL}", 422, "angle θ between heads"),  # the registry's own line
+        (f"tab=ensemble&H=64&d_k=256&n=65536&replicates=100000&{SMALL}", 422, "replicates"),
+        (f"tab=surfaces&{SMALL}", 204, None),  # a view without live charts: nothing to draw
+    ],
+)
+def test_refusals_are_one_line_and_never_a_500(server_url: str, query: str, status: int, says: str | None) -> None:
+    resp = live(server_url, query)
+    assert resp.status_code == status, resp.text
+    if says is not None:
+        message = resp.json()["message"]
+        assert says in message and "\n" not in message and "Traceback" not in message
+
+
+def test_the_cache_is_bounded_by_bytes_and_counts_what_it_drew() -> None:
+    cache = FigureCache(limit=100)
+    for i in range(5):
+        cache.put(f"k{i}", b"x" * 40)
+    assert cache.drawn == 5
+    assert cache.get("k0") is None and cache.get("k4") == b"x" * 40  # the oldest went first
+    cache.put("big", b"x" * 101)  # larger than the whole cache: drawn, not kept
+    assert cache.get("big") is None and cache.drawn == 6
+
+
+def test_the_key_is_the_content_not_the_spelling() -> None:
+    req: Any = ("/simulations", {"theta": 30, "H": 8})
+    same: Any = ("/simulations", {"H": 8, "theta": 30})
+    assert figure_key("ensemble", req, {"large": False}) == figure_key("ensemble", same, {"large": False})
+    assert figure_key("ensemble", req, {"large": True}) != figure_key("ensemble", req, {"large": False})
+    assert figure_key("weighting", req, {"large": False}) != figure_key("ensemble", req, {"large": False})
