@@ -15,6 +15,17 @@ It prints p50/p95 of:
 and the number of `_dash-update-component` requests the browser sent per slider key press (counted from
 the press until the page has been quiet for a second).
 
+Then, per view whose charts follow the hand (Ensemble, Weighting), side by side in the same run: with the
+live path (`headdiv/dashboard/live.py`, `assets/live.js`) and with it blocked in the browser (the three
+Dash callback waves alone, as before it existed):
+  key press -> all charts   a θ key press (a new value each time) until every chart of the view shows new data
+  drag redraws/s            redraws of the view's first chart while θ is dragged across 40% of its track for
+                            2 s, and whether the values drawn are in the thumb's order
+  release -> final          mouse up until the first chart shows the released value's figure (0 when it
+                            already did)
+  requests per movement     requests (live and Dash callbacks) per key press, until a second of quiet
+and the server's draw counter: states drawn more than once (each distinct state is drawn once).
+
 Chromium is Debian's (/usr/bin/chromium, or --chromium); Playwright drives it, no browser download.
 """
 
@@ -44,6 +55,17 @@ CALLBACK = "_dash-update-component"
 SLICE = '[id*=\'"name":"ens-slice"\'] .js-plotly-plot'
 HEAT = '[id*=\'"name":"surf-heat"\'] .js-plotly-plot'
 TARGETS = {"slider -> figure": 150.0, "cached first view": 1000.0, "first partial": 500.0}
+LIVE_VIEWS = {
+    "ensemble": "[id^='view-ensemble'] .js-plotly-plot",
+    "weighting": "[id^='view-weighting'] .js-plotly-plot",
+}
+LIVE = "/_live?"
+PER_CHART = (
+    "(s) => [...document.querySelectorAll(s)].map((g) => JSON.stringify((g.data || []).map((t) => [t.x, t.y, t.z])))"
+)
+"""Each chart's data, to see when every chart of a view has been redrawn with new numbers."""
+TRACK_DRAWS = """(s) => { window.__draws = []; const g = document.querySelector(s);
+  g.on('plotly_afterplot', () => window.__draws.push([performance.now(), JSON.stringify(g.data.map((t) => [t.y, t.z]))])); }"""
 
 
 @contextlib.contextmanager
@@ -197,6 +219,110 @@ def measure(url: str, chromium: str, presses: int, views: int, surfaces: int) ->
     return out
 
 
+def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, Any]]:
+    """Per view and mode (live, blocked): the key press, drag, release and request measures of the docstring."""
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, dict[str, Any]] = {}
+    drawn: dict[str, int] = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        for view, charts in LIVE_VIEWS.items():
+            for mode in ("live", "blocked"):
+                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                page = context.new_page()
+                page.set_default_timeout(60_000)
+                sent: list[float] = []
+
+                def seen(r: Any, sent: list[float] = sent) -> None:
+                    if CALLBACK in r.url or LIVE in r.url:
+                        sent.append(time.perf_counter())
+
+                def answered(r: Any) -> None:
+                    if LIVE in r.url and r.headers.get("x-headdiv-live") == "drawn":
+                        drawn[r.url] = drawn.get(r.url, 0) + 1
+
+                page.on("request", seen)
+                page.on("response", answered)
+                if mode == "blocked":
+                    page.route(f"**{LIVE}*", lambda route: route.abort())
+                row: dict[str, Any] = {"key press -> all charts": [], "requests per movement": []}
+                page.goto(f"{url}/?tab={view}&theta=80")
+                page.wait_for_function(
+                    "(s) => { const g = [...document.querySelectorAll(s)]; return g.length && g.every((x) =>"
+                    " x.data && x.data.length) && !document.querySelector('.busy'); }",
+                    arg=charts,
+                )
+                quiet(page, sent)
+                page.focus("#sc-theta [role=slider]")
+                for _ in range(presses):
+                    before = page.evaluate(PER_CHART, charts)
+                    n0 = len(sent)
+                    t0 = time.perf_counter()
+                    page.keyboard.press("ArrowLeft")
+                    page.wait_for_function(
+                        f"([s, b]) => {{ const now = ({PER_CHART})(s);"
+                        " return now.length === b.length && now.every((x, i) => x !== b[i]); }",
+                        arg=[charts, before],
+                        polling="raf",
+                    )
+                    row["key press -> all charts"].append(1000 * (time.perf_counter() - t0))
+                    quiet(page, sent)
+                    row["requests per movement"].append(float(len(sent) - n0))
+                row.update(_drag(page, charts))
+                out[f"{view} ({mode})"] = row
+                context.close()
+        browser.close()
+    out["server"] = {"states drawn more than once": sum(1 for n in drawn.values() if n > 1), "states": len(drawn)}
+    return out
+
+
+def _drag(page: Any, charts: str) -> dict[str, Any]:
+    """θ dragged leftwards across 40% of its track for 2 s, from 90°."""
+    page.evaluate(TRACK_DRAWS, charts)
+    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
+    track = page.locator(".ctl-theta .dash-slider-track").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    t0 = page.evaluate("() => performance.now()")
+    for i in range(1, 41):
+        page.mouse.move(x - track["width"] * 0.4 * i / 40, y)
+        page.wait_for_timeout(50)
+    t1 = page.evaluate("() => performance.now()")
+    page.mouse.up()
+    page.wait_for_timeout(3000)
+    draws = page.evaluate("() => window.__draws")
+    during = [d for d in draws if t0 <= d[0] <= t1]
+    trail = page.evaluate("() => (window.headdivLive || {trail: []}).trail")
+    thetas = [int(dict(p.split("=") for p in q.split("&"))["theta"]) for q in trail]
+    final = draws[-1][1] if draws else None
+    first_final = next((d[0] for d in draws if d[1] == final), t1)
+    return {
+        "drag redraws/s": len(during) / ((t1 - t0) / 1000),
+        "drawn in order": thetas == sorted(thetas, reverse=True),
+        "release -> final": [max(0.0, first_final - t1)],
+    }
+
+
+def report_live(results: dict[str, dict[str, Any]]) -> None:
+    print(
+        f"\n{'view (path)':<22} {'key press -> all charts':>26} {'req/move':>9} {'drag redraws/s':>15} "
+        f"{'in order':>9} {'release -> final':>17}"
+    )
+    for name, row in results.items():
+        if name == "server":
+            continue
+        keys = row["key press -> all charts"]
+        print(
+            f"{name:<22} {statistics.median(keys):>10.0f} / {pct(keys, 0.95):>5.0f} ms p50/p95"
+            f" {statistics.mean(row['requests per movement']):>9.1f} {row['drag redraws/s']:>15.1f}"
+            f" {row['drawn in order']!s:>9} {row['release -> final'][0]:>14.0f} ms"
+        )
+    server = results["server"]
+    print(f"server: {server['states']} states drawn, {server['states drawn more than once']} of them more than once")
+
+
 def report(results: dict[str, list[float]]) -> None:
     print(f"\n{'measure':<26} {'n':>3} {'p50':>10} {'p95':>10}  target")
     for name, values in results.items():
@@ -221,15 +347,17 @@ def main() -> int:
     ap.add_argument("--presses", type=int, default=20, help="slider key presses")
     ap.add_argument("--views", type=int, default=5, help="cached first views")
     ap.add_argument("--surfaces", type=int, default=3, help="cold surfaces")
+    ap.add_argument("--only-live", action="store_true", help="only the live-charts measures")
     args = ap.parse_args()
-    if args.url:
-        settle(args.url.rstrip("/"))
-        results = measure(args.url.rstrip("/"), args.chromium, args.presses, args.views, args.surfaces)
-    else:
-        with tempfile.TemporaryDirectory() as tmp, started(Path(tmp)) as url:
-            settle(url)
-            results = measure(url, args.chromium, args.presses, args.views, args.surfaces)
-    report(results)
+    with contextlib.ExitStack() as stack:
+        if args.url:
+            url = args.url.rstrip("/")
+        else:
+            url = stack.enter_context(started(Path(stack.enter_context(tempfile.TemporaryDirectory()))))
+        settle(url)
+        if not args.only_live:
+            report(measure(url, args.chromium, args.presses, args.views, args.surfaces))
+        report_live(measure_live(url, args.chromium, args.presses))
     return 0
 
 

@@ -118,13 +118,18 @@ class ApiClient:
         except (ValueError, ValidationError):
             raise ApiError(f"the API answered {resp.status_code} with an unreadable job") from None
 
-    def submit(self, path: str, body: dict[str, Any], *, wait: float = 0.0, until: str = "end") -> JobState:
+    def submit(
+        self, path: str, body: dict[str, Any], *, wait: float = 0.0, until: str = "end", ahead: bool = False
+    ) -> JobState:
         """POST a job (`/simulations`, `/surfaces`, ...), blocking up to `wait` seconds for its result (or,
-        `until="progress"`, for its first step: the first cells of a surface, drawn at once)."""
-        params: dict[str, Any] | None = {"wait": wait} if wait else None
-        if params is not None and until != "end":
+        `until="progress"`, for its first step: the first cells of a surface, drawn at once); `ahead`: computed
+        ahead of a person, at the lowest priority (`priority=background`)."""
+        params: dict[str, Any] = {"wait": wait} if wait else {}
+        if wait and until != "end":
             params["until"] = until
-        return self._job(self._send("POST", path, wait=wait, json=body, params=params))
+        if ahead:
+            params["priority"] = "background"
+        return self._job(self._send("POST", path, wait=wait, json=body, params=params or None))
 
     def job(self, job_id: str) -> JobState:
         return self._job(self._send("GET", f"/jobs/{job_id}"))

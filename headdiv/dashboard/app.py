@@ -29,10 +29,10 @@ from headdiv.dashboard import play, tour_panel, vendored
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.client_config import CLIENT_CONFIG, client_config, clientside, config_state
 from headdiv.dashboard.components import job_status
-from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED, scenario_sidebar
+from headdiv.dashboard.controls import scenario_sidebar
 from headdiv.dashboard.ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.jobs import register_job, register_view_job
-from headdiv.dashboard.live import LIVE_PATH, register_live
+from headdiv.dashboard.live import LIVE_PATH, live_controls, register_live
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import headline, simulation_request
 from headdiv.dashboard.state import (
@@ -40,7 +40,6 @@ from headdiv.dashboard.state import (
     State,
     UrlRegistry,
     global_params,
-    scenario_control_id,
     scenario_params,
 )
 from headdiv.dashboard.tours import tour_params
@@ -385,7 +384,7 @@ def create_dash_app(
                     "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
                     "tabs": [v.id for v in views if v.live],
                     "first": views[0].id,
-                    "controls": {scenario_control_id(k): k for k in PRIMARY + VIEW_OWNED},
+                    "controls": live_controls(),
                 }
             ),
         }

@@ -12,6 +12,11 @@ again while it stays in this process's cache (gzip-compressed once, bounded by b
 out first). The key is also the ETag. A state the registry refuses answers 422 with its one-line reason
 (the page keeps its charts and shows the line); a computation slower than `WAIT_S` answers 202 (the page
 keeps its charts; the release draws the final ones through the usual path).
+
+Anticipation: with the header `x-headdiv-ahead: 1` (the page asking for the values a person reaches next,
+±1 step of the slider last moved) the computation is submitted at the lowest priority
+(`priority=background`: small jobs only, run while no person's job waits, taken over by a person asking for
+it) without waiting: 202 until it is done, then the drawn figures, cached here for whoever comes next.
 """
 
 from __future__ import annotations
@@ -31,17 +36,21 @@ import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
 from headdiv.dashboard.jobs import Request, request_key
 from headdiv.dashboard.simulation import headline
-from headdiv.dashboard.state import State, UrlRegistry
+from headdiv.dashboard.state import State, UrlRegistry, scenario_control_id
 from headdiv.dashboard.tours import expand
 from headdiv.workers.jobs.kinds import kind_at
+from headdiv.workers.schemas import Scenario
+from headdiv.workers.schemas.fields import Slider, hint
 from headdiv.workers.schemas.results.simulation import SimulationResult
 
 if TYPE_CHECKING:
     from headdiv.dashboard.views.base import View
 
 LIVE_PATH = "_live"
+AHEAD_HEADER = "x-headdiv-ahead"
 WAIT_S = 2.0
 """How long a live request waits for its computation (a cached or small one arrives within it)."""
 CACHE_BYTES = int(os.environ.get("HEADDIV_LIVE_CACHE_BYTES") or 32 << 20)
@@ -87,6 +96,17 @@ class FigureCache:
             while self._bytes > self.limit:
                 _, old = self._items.popitem(last=False)
                 self._bytes -= len(old)
+
+
+def live_controls() -> dict[str, tuple[str, float]]:
+    """The sliders whose movements the page draws live: control id -> (URL parameter, one step in the
+    slider's own units: the exponent for d_k and n), for assets/live.js to name a value and its neighbours."""
+    steps: dict[str, tuple[str, float]] = {scenario_control_id(k): (k, 1) for k in PRIMARY}
+    for name in VIEW_OWNED:
+        slider = hint(Scenario.model_fields[name], Slider)
+        if slider is not None:
+            steps[scenario_control_id(name)] = (name, slider.step)
+    return steps
 
 
 def figure_key(view_id: str, req: Request, variant: Mapping[str, Any]) -> str:
@@ -148,7 +168,8 @@ def register_live(
         fresh = body is None
         if body is None:
             try:
-                job = client.submit(req[0], req[1], wait=WAIT_S)
+                ahead = flask.request.headers.get(AHEAD_HEADER) == "1"
+                job = client.submit(req[0], req[1], wait=0.0 if ahead else WAIT_S, ahead=ahead)
             except ApiError as exc:
                 return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
             if not job.done:

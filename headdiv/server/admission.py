@@ -55,6 +55,10 @@ class TooLong(ValueError):
     """The job could not end within the job time limit on this deployment's runners: 422, ask for less."""
 
 
+MAX_AHEAD = 32
+"""Jobs clients asked to be computed ahead (`priority=background`) that may wait at once, everyone's together."""
+
+
 @dataclass(frozen=True)
 class Admission:
     max_client_work: float = math.inf
@@ -72,6 +76,16 @@ class Admission:
             settings.fast_lane_work,
             settings.max_client_fast_jobs,
         )
+
+    def check_ahead(self, work: float, speed: Speed | None, waiting: int) -> None:
+        """Raise `TooLong` or `Busy` unless a client's job computed ahead of a person (`waiting` such jobs
+        queued already) may be queued: only small ones (the fast lane's), at most `MAX_AHEAD` waiting, so
+        anticipation never holds more than a bounded amount of background work."""
+        self.check((), "", work, speed)  # the time limit, as for anyone's job
+        if not self.fast(work):
+            raise Busy("only small jobs are computed ahead; ask for this one without priority=background", 1)
+        if waiting >= MAX_AHEAD:
+            raise Busy(f"{waiting} jobs wait to be computed ahead already; retry in a moment", 1)
 
     def fast(self, work: float) -> bool:
         """Does a job of this much work take the fast lane?"""

@@ -154,3 +154,33 @@ def poll_health(client: TestClient, ready: object, timeout: float = 30) -> dict:
             return body
         time.sleep(0.2)
     raise TimeoutError(f"health never ready: {body}")
+
+
+def test_only_small_jobs_are_computed_ahead_and_only_so_many_at_once() -> None:
+    from headdiv.server.admission import MAX_AHEAD
+
+    rules = Admission(job_timeout_s=60, fast_lane_work=10)
+    rules.check_ahead(10, None, MAX_AHEAD - 1)
+    with pytest.raises(Busy, match="only small jobs"):
+        rules.check_ahead(11, None, 0)
+    with pytest.raises(Busy, match="wait to be computed ahead"):
+        rules.check_ahead(1, None, MAX_AHEAD)
+    with pytest.raises(TooLong):
+        rules.check_ahead(10, Speed(slowest=0.1, total=0.1), 0)  # the time limit applies as to anyone's job
+
+
+@pytest.mark.parametrize("scaled", MODES)
+def test_a_job_asked_for_ahead_is_computed_and_a_person_asking_takes_it_over(
+    scaled: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """`priority=background`: a small job is queued at the lowest priority and ends finished; the same job
+    asked for by a person is the same job (single flight); a long one is refused (429) instead of queued."""
+    with service(scaled, request, tmp_path, fast_lane=True) as client:
+        ahead = client.post(SIMULATIONS, params={"priority": "background"}, json=small(seed=RUN_SEED + 41))
+        assert ahead.status_code in (200, 202), ahead.text
+        mine = client.post(SIMULATIONS, params={"wait": 30}, json=small(seed=RUN_SEED + 41))
+        assert mine.json()["job_id"] == ahead.json()["job_id"] and mine.json()["status"] == "finished", mine.text
+        long = client.post(SIMULATIONS, params={"priority": "background"}, json=maximal_simulation(seed=RUN_SEED + 42))
+        assert long.status_code == 429 and "only small jobs" in long.json()["message"], long.text
+        bad = client.post(SIMULATIONS, params={"priority": "soon"}, json=small(seed=RUN_SEED + 43))
+        assert bad.status_code == 422 and "priority" in bad.text

@@ -10,6 +10,11 @@
 // for an older position never lands after a newer one. Recent answers are kept in the tab (a small memory),
 // so going back over a value costs no request. A value the API refuses (e.g. past a work budget) keeps the
 // last charts and shows its one-line reason beside the slider.
+//
+// Anticipation: once a value is drawn (or a slider is focused or hovered), the values one step either side
+// are asked for ahead (`x-headdiv-ahead: 1`: computed at the lowest priority, small jobs only), one at a
+// time and only while no movement waits, and kept in the tab's memory: the next key press is then drawn
+// without computing. Moving elsewhere drops what was still to be asked ahead.
 (function () {
   var meta = document.querySelector('meta[name="headdiv-live"]');
   if (!meta || !window.fetch) return;
@@ -18,10 +23,12 @@
   var memory = new Map(); // query -> answer
   var busy = null; // the query being fetched
   var waiting = null; // the query to fetch next
-  var target = null; // the query of the latest position
+  var target = null, targetAt = 0; // the query of the latest position, and when it was set
   var down = false; // a pointer holds a slider
   var drawnAt = 0, asked = 0; // order of the answer drawn last, of the last request
-  var stats = {requests: 0, drawn: 0, refused: 0, trail: []}; // trail: the queries drawn, oldest first
+  var ahead = []; // {query, tries, at}: neighbours still to ask for ahead (`at`: the movement they follow)
+  var aheadTimer = null;
+  var stats = {requests: 0, ahead: 0, remembered: 0, drawn: 0, refused: 0, trail: []}; // trail: the queries drawn, oldest first
   window.headdivLive = stats;
 
   function slider(el) {
@@ -29,17 +36,20 @@
     if (!box || !box.id || !conf.controls[box.id]) return null;
     return box;
   }
-  function valueOf(box, thumb) {
-    var v = Number(thumb.getAttribute("aria-valuenow"));
-    var scaled = box.closest(".log-slider");
-    return scaled ? Math.pow(Number(scaled.getAttribute("data-scale")), v) : v;
+  function scaled(box, v) {
+    var log = box.closest(".log-slider");
+    var value = log ? Math.pow(Number(log.getAttribute("data-scale")), v) : v;
+    return String(Number(value.toFixed(6))); // 0.1 + 0.2 is written 0.3, as the registry writes it
   }
-  function queryWith(name, value) {
-    var q = new URLSearchParams(location.search);
+  function withValue(base, name, value) {
+    var q = new URLSearchParams(base);
     if (conf.tabs.indexOf(q.get("tab") || conf.first) < 0) return null;
-    if (q.get(name) === String(value)) return null; // the state on screen already
-    q.set(name, String(value));
+    if (q.get(name) === value) return null; // that state already
+    q.set(name, value);
     return q.toString();
+  }
+  function queryWith(box, thumb) {
+    return withValue(location.search, conf.controls[box.id][0], scaled(box, Number(thumb.getAttribute("aria-valuenow"))));
   }
   function chart(name) {
     return document.querySelector("[id*='\"name\":\"" + name + "\"'] .js-plotly-plot");
@@ -69,9 +79,17 @@
     stats.trail.push(query);
     if (stats.trail.length > 200) stats.trail.shift();
   }
+  // The memory's key for a query: its parameters sorted, the default tab left out, as the URL-sync writes it
+  function key(query) {
+    var q = new URLSearchParams(query);
+    if (q.get("tab") === conf.first) q.delete("tab");
+    q.sort();
+    return q.toString();
+  }
+  function recall(query) { return memory.get(key(query)); }
   function remember(query, answer) {
-    memory.delete(query);
-    memory.set(query, answer);
+    memory.delete(key(query));
+    memory.set(key(query), answer);
     if (memory.size > MEMORY) memory.delete(memory.keys().next().value);
   }
   function land(query, order, answer, box) {
@@ -79,9 +97,53 @@
     drawnAt = order;
     say(box, "");
     draw(query, answer);
+    if (query === target) anticipate(query, box);
+  }
+  // The values one step either side of `base`'s value of the slider in `box`, asked for ahead.
+  function anticipate(base, box) {
+    clearTimeout(aheadTimer);
+    aheadTimer = setTimeout(function () {
+      var thumb = box.querySelector("[role=slider]");
+      if (!thumb || (Date.now() - targetAt < 2000 && base !== target)) return;
+      var spec = conf.controls[box.id], step = spec[1];
+      var v = Number(thumb.getAttribute("aria-valuenow"));
+      var lo = Number(thumb.getAttribute("aria-valuemin")), hi = Number(thumb.getAttribute("aria-valuemax"));
+      ahead = [];
+      [v - step, v + step].forEach(function (u) {
+        if (u < lo - 1e-9 || u > hi + 1e-9) return;
+        var query = withValue(base, spec[0], scaled(box, u));
+        if (query !== null && !recall(query)) ahead.push({query: query, tries: 0, at: targetAt});
+      });
+      next();
+    }, 150);
+  }
+  function askAhead(job) {
+    busy = job.query;
+    stats.ahead += 1;
+    var again = false;
+    fetch(conf.url + "?" + job.query, {credentials: "same-origin", headers: {"x-headdiv-ahead": "1"}, priority: "low"})
+      .then(function (resp) {
+        if (resp.status === 200) return resp.json().then(function (answer) { remember(job.query, answer); });
+        again = resp.status === 202 && job.tries < 10; // still computing at the lowest priority: ask again soon
+      })
+      .catch(function () {})
+      .then(function () {
+        busy = null;
+        if (again) {
+          job.tries += 1;
+          setTimeout(function () {
+            if (job.at === targetAt) { ahead.push(job); next(); } // unless the person moved meanwhile
+          }, 300);
+        }
+        next();
+      });
   }
   function next() {
-    if (busy || !waiting) return;
+    if (busy) return;
+    if (!waiting) {
+      if (ahead.length) askAhead(ahead.shift());
+      return;
+    }
     var job = waiting;
     waiting = null;
     busy = job.query;
@@ -106,15 +168,19 @@
       });
   }
   function moved(box, thumb) {
-    var query = queryWith(conf.controls[box.id], valueOf(box, thumb));
+    var query = queryWith(box, thumb);
     if (query === null) return;
     target = query;
-    var known = memory.get(query);
+    targetAt = Date.now();
+    ahead = []; // moving elsewhere: what was still to be asked ahead is not
+    var known = recall(query);
     if (known) {
+      stats.remembered += 1;
       remember(query, known);
       drawnAt = ++asked;
       say(box, "");
       draw(query, known);
+      anticipate(query, box);
       return;
     }
     waiting = {query: query, box: box};
@@ -130,6 +196,16 @@
     until = Date.now() + 1500;
     if (ev.type === "pointerdown") down = true;
   }
+  // a slider about to be used: its neighbours are asked for ahead from the state on screen
+  function near(ev) {
+    var box = slider(ev.target);
+    if (!box || down || waiting) return;
+    // the latest position while keys are being pressed; otherwise the URL's state (a link, a preset)
+    var base = target !== null && Date.now() - targetAt < 2000 ? target : location.search.replace(/^\?/, "");
+    anticipate(base, box);
+  }
+  document.addEventListener("focusin", near, true);
+  document.addEventListener("pointerover", near, true);
   document.addEventListener("pointerdown", steer, true);
   document.addEventListener("keydown", steer, true);
   document.addEventListener("pointerup", function () { down = false; }, true);

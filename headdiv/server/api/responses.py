@@ -27,6 +27,14 @@ UntilQuery = Query(
     "done, or more progress than when the request arrived), so a client draws partial results at once.",
 )
 
+Priority = Literal["user", "background"]
+PriorityQuery = Query(
+    "user",
+    description="`background`: computed ahead of a person (the dashboard's anticipation of the next slider "
+    "value): only a small job is taken (429 otherwise, or when too many wait already), it runs only while no "
+    "person's job waits, and a person asking for the same job takes it over at once.",
+)
+
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     413: {"description": "Request body too large."},
     503: {"description": "The queue or cache (Redis) is unreachable; retry later."},
@@ -119,12 +127,20 @@ def client_of(http: Request) -> str:
 
 
 async def submit(
-    backend: JobBackend, kind: str, request: BaseModel, wait: float, client: str = "", until: Until = "end"
+    backend: JobBackend,
+    kind: str,
+    request: BaseModel,
+    wait: float,
+    client: str = "",
+    until: Until = "end",
+    priority: Priority = "user",
 ) -> Response:
     jid = job_id(kind, canonical_payload(request))
     state = await backend.cached(jid)
     if state is None:
-        state = await call(backend, partial(backend.submit, client=client, cache_checked=True), kind, request, jid)
+        ahead = priority == "background"
+        submit = partial(backend.submit, client=client, cache_checked=True, background=ahead)
+        state = await call(backend, submit, kind, request, jid)
     state = await settle(backend, jid, state, wait, until) or state
     if state.cached and state.cells is None and job_kind(kind).made_of_cells:
         total = len(request.scenarios())  # type: ignore[attr-defined]

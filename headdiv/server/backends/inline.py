@@ -136,6 +136,9 @@ class InlineBackend:
             if not background:
                 claims = (Claim(r.client, r.work) for r in self._runs.values() if not r.state.done and not r.background)
                 self.admission.check(claims, client, todo.work, self.speed)
+            elif client:  # a client's anticipation, not the server's own warm start
+                ahead = sum(1 for r in self._runs.values() if r.background and r.client and not r.state.done)
+                self.admission.check_ahead(todo.work, self.speed, ahead)
             run = _Run(
                 JobState(job_id=job_id, status="queued", cells=_count(todo.cells)),
                 job_kind(kind),

@@ -194,6 +194,8 @@ class RQBackend(FanOut):
                     return found
                 todo = pending(job_kind(kind), request, self.cache)
                 if background:
+                    if client:  # a client's anticipation, not the warm start
+                        self.admission.check_ahead(todo.work, self.speed(), self.low_queue.count)
                     queue = self.low_queue
                 else:
                     self.admission.check(self._claims(), client, todo.work, self.speed())

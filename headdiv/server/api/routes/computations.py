@@ -17,7 +17,15 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel
 
 from headdiv.server.api.deps import BackendDep, SettingsDep
-from headdiv.server.api.responses import Until, UntilQuery, WaitQuery, client_of, job_responses
+from headdiv.server.api.responses import (
+    Priority,
+    PriorityQuery,
+    Until,
+    UntilQuery,
+    WaitQuery,
+    client_of,
+    job_responses,
+)
 from headdiv.server.api.responses import submit as submit_job
 from headdiv.server.backends.base import JobBackend
 from headdiv.server.settings import ServerSettings
@@ -37,24 +45,31 @@ RouteT = TypeVar("RouteT", bound=Callable[..., Any])
 
 @dataclass(frozen=True)
 class Submitter:
-    """Submits a job for the request being answered: its client, `?wait=` (within the server's bound) and
-    `&until=`."""
+    """Submits a job for the request being answered: its client, `?wait=` (within the server's bound),
+    `&until=` and `&priority=`."""
 
     http: Request
     backend: JobBackend
     settings: ServerSettings
     wait: float
     until: Until
+    priority: Priority
 
     async def __call__(self, kind: JobKind, request: BaseModel) -> Response:
         wait = min(self.wait, self.settings.max_wait_s)
-        return await submit_job(self.backend, kind.name, request, wait, client_of(self.http), self.until)
+        client = client_of(self.http)
+        return await submit_job(self.backend, kind.name, request, wait, client, self.until, self.priority)
 
 
 async def submitter(
-    http: Request, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery, until: Until = UntilQuery
+    http: Request,
+    backend: BackendDep,
+    settings: SettingsDep,
+    wait: float = WaitQuery,
+    until: Until = UntilQuery,
+    priority: Priority = PriorityQuery,
 ) -> Submitter:
-    return Submitter(http, backend, settings, wait, until)
+    return Submitter(http, backend, settings, wait, until, priority)
 
 
 Submit = Annotated[Submitter, Depends(submitter)]
