@@ -37,7 +37,7 @@ from plotly.io.json import to_json_plotly
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
-from headdiv.dashboard.jobs import Request, request_key
+from headdiv.dashboard.jobs import Request, request_key, stored_result
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import State, UrlRegistry, scenario_control_id
 from headdiv.dashboard.tours import expand
@@ -139,6 +139,34 @@ def draw_answer(view: View, state: State, result: Any) -> bytes:
     return to_json_plotly(answer).encode()
 
 
+FIGURES = FigureCache()
+"""This process's figures, shared by the live endpoint and the views' own drawing callbacks."""
+
+
+def answer_for(view: View, state: State, req: Request, result: Any) -> tuple[str, bytes, bool]:
+    """The view's answer for `state` (key, gzip JSON, whether it was drawn now): from `FIGURES`, else drawn
+    from `result` and kept."""
+    key = figure_key(view.id, req, variant_of(state, view))
+    body = FIGURES.get(key)
+    if body is not None:
+        return key, body, False
+    body = gzip.compress(draw_answer(view, state, result), compresslevel=5)
+    FIGURES.put(key, body)
+    return key, body, True
+
+
+def drawn_figures(view: View, data: Any, state: State) -> tuple[dict[str, Any], Any] | None:
+    """For a view's Dash callback: its figures (plain dicts, by chart name) and the result they draw, for the
+    result in a store (`{"key", "result"}`, as `headdiv.dashboard.jobs` fills it) and the view's own choices
+    in `state`; drawn once per state for the live path and this one together. None while there is none."""
+    result = stored_result(data)
+    if result is None:
+        return None
+    path, body = json.loads(data["key"])
+    _, answer, _ = answer_for(view, state, (path, body), result)
+    return json.loads(gzip.decompress(answer))["charts"], result
+
+
 def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
     return flask.Response(json.dumps(body), status, mimetype="application/json", headers={"cache-control": "no-store"})
 
@@ -146,8 +174,8 @@ def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
 def register_live(
     server: flask.Flask, client: ApiClient, registry: UrlRegistry, views: list[View], prefix: str = "/"
 ) -> FigureCache:
-    """Serve `{prefix}_live`; the cache it fills is returned (its `drawn` counter is the bench's proof)."""
-    cache = FigureCache()
+    """Serve `{prefix}_live`; the cache it fills (`FIGURES`) is returned (its `drawn` counter is the bench's proof)."""
+    cache = FIGURES
     by_id = {v.id: v for v in views if v.live is not None}
 
     def live() -> flask.Response:
@@ -177,8 +205,7 @@ def register_live(
             if job.status != "finished" or job.result is None:
                 return _json(422, {"message": job.message or "the computation failed"})
             result = kind_at(req[0]).result.model_validate(job.result)
-            body = gzip.compress(draw_answer(view, state, result), compresslevel=5)
-            cache.put(key, body)
+            key, body, fresh = answer_for(view, state, req, result)
         headers = {"etag": etag, "cache-control": "no-cache", "x-headdiv-live": "drawn" if fresh else "cached"}
         if "gzip" in flask.request.headers.get("accept-encoding", ""):
             headers["content-encoding"] = "gzip"

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, html
+from dash import Dash, Input, Output, html, no_update
 from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, export_bar, graph, radio, view_page
 from headdiv.dashboard.figures import ensemble as figs
 from headdiv.dashboard.ids import view_sim
-from headdiv.dashboard.jobs import draw_result, register_exports
-from headdiv.dashboard.live import LiveCharts
+from headdiv.dashboard.jobs import register_exports
+from headdiv.dashboard.live import LiveCharts, drawn_figures
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View
@@ -71,15 +71,21 @@ def _live(result: SimulationResult, state: State) -> dict[str, Any]:
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     register_exports(app, "sim", "simulation")
-    charts = [Output(chart_id(name), "figure") for name in CHARTS[:-1]]
-    # one drawing callback for every chart of the view: one round trip per new result
-    draw_result(
-        app,
-        view_sim(VIEW_ID),
-        [*charts, Output(chart_id("ens-corr"), "figure"), Output("ens-notes", "children")],
-        lambda result, which: _figures(result, which or "correlation"),
+
+    # one drawing callback for every chart of the view: one round trip per new result; the figures are the
+    # live path's (drawn once per state for everyone, `headdiv.dashboard.live`)
+    @app.callback(
+        [*(Output(chart_id(name), "figure") for name in CHARTS), Output("ens-notes", "children")],
+        Input(view_sim(VIEW_ID), "data"),
         Input("ens-matrix", "value"),
+        prevent_initial_call=True,
     )
+    def _draw(data: Any, which: str | None) -> tuple[Any, ...]:
+        drawn = drawn_figures(VIEW, data, State({"matrix": which or "correlation"}))
+        if drawn is None:
+            return (no_update,) * (len(CHARTS) + 1)
+        charts, result = drawn
+        return (*(charts[name] for name in CHARTS), [html.Li(n) for n in result.notes])
 
 
 VIEW = View(
