@@ -48,8 +48,8 @@
     q.set(name, value);
     return q.toString();
   }
-  function queryWith(box, thumb) {
-    return withValue(location.search, conf.controls[box.id][0], scaled(box, Number(thumb.getAttribute("aria-valuenow"))));
+  function queryWith(box, v) {
+    return withValue(location.search, conf.controls[box.id][0], scaled(box, v));
   }
   function chart(name) {
     return document.querySelector("[id*='\"name\":\"" + name + "\"'] .js-plotly-plot");
@@ -167,9 +167,9 @@
         next();
       });
   }
-  function moved(box, thumb) {
-    var query = queryWith(box, thumb);
-    if (query === null) return;
+  function moved(box, v) {
+    var query = queryWith(box, v);
+    if (query === null || query === target) return; // the latest position already
     target = query;
     targetAt = Date.now();
     ahead = []; // moving elsewhere: what was still to be asked ahead is not
@@ -195,6 +195,16 @@
     steering = box;
     until = Date.now() + 1500;
     if (ev.type === "pointerdown") down = true;
+    // an arrow key's value is known before the slider has re-rendered: drawn at once (its own change of
+    // aria-valuenow then finds that position drawn already)
+    var sign = {ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1}[ev.key];
+    var thumb = box.querySelector("[role=slider]");
+    var off = box.querySelector("[aria-disabled='true'], [data-disabled]");
+    if (sign && thumb && !off && !ev.shiftKey && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      var v = Number(thumb.getAttribute("aria-valuenow")) + sign * conf.controls[box.id][1];
+      var lo = Number(thumb.getAttribute("aria-valuemin")), hi = Number(thumb.getAttribute("aria-valuemax"));
+      if (v >= lo - 1e-9 && v <= hi + 1e-9) moved(box, v);
+    }
   }
   // a slider about to be used: its neighbours are asked for ahead from the state on screen
   function near(ev) {
@@ -224,7 +234,7 @@
       var box = slider(r.target);
       if (!box || box !== steering || (!down && Date.now() > until)) return;
       if (!down) until = Math.max(until, Date.now() + 1500);
-      moved(box, r.target);
+      moved(box, Number(r.target.getAttribute("aria-valuenow")));
     });
   }).observe(document.documentElement, {attributes: true, attributeFilter: ["aria-valuenow"], subtree: true});
 })();
