@@ -32,16 +32,10 @@ from headdiv.dashboard.components import job_status
 from headdiv.dashboard.controls import scenario_sidebar
 from headdiv.dashboard.ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.jobs import register_job, register_view_job
-from headdiv.dashboard.live import LIVE_PATH, live_controls, register_live
+from headdiv.dashboard.live import register_live
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import headline, simulation_request
-from headdiv.dashboard.state import (
-    HIDEABLE,
-    State,
-    UrlRegistry,
-    global_params,
-    scenario_params,
-)
+from headdiv.dashboard.state import HIDEABLE, State, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import tour_params
 from headdiv.dashboard.upload_relay import DEFAULT_UPLOAD_LIMIT, register_upload_relay, upload_url
 from headdiv.dashboard.url_sync import register_sync
@@ -376,20 +370,7 @@ def create_dash_app(
         {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
     )
     register_upload_relay(app.server, client, prefix)
-    app.config.meta_tags.append(
-        {
-            "name": "headdiv-live",
-            "content": json.dumps(
-                {
-                    "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
-                    "tabs": [v.id for v in views if v.live],
-                    "first": views[0].id,
-                    "controls": live_controls(),
-                }
-            ),
-        }
-    )
-    register_live(app.server, client, registry, views, prefix)
+    register_live(app, client, registry, views)
     app.layout = _layout(registry, views)
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import flask
 import plotly.graph_objects as go
+from dash import Dash
 from plotly.io.json import to_json_plotly
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
@@ -171,10 +172,19 @@ def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
     return flask.Response(json.dumps(body), status, mimetype="application/json", headers={"cache-control": "no-store"})
 
 
-def register_live(
-    server: flask.Flask, client: ApiClient, registry: UrlRegistry, views: list[View], prefix: str = "/"
-) -> FigureCache:
-    """Serve `{prefix}_live`; the cache it fills (`FIGURES`) is returned (its `drawn` counter is the bench's proof)."""
+def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> FigureCache:
+    """Serve `<prefix>_live` and tell the page where, for which tabs and sliders (the `headdiv-live` meta
+    tag, read by assets/live.js); the cache it fills (`FIGURES`) is returned (its `drawn` counter is the
+    bench's proof)."""
+    prefix = app.config.requests_pathname_prefix
+    config = {
+        "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
+        "tabs": [v.id for v in views if v.live],
+        "first": views[0].id,
+        "controls": live_controls(),
+    }
+    app.config.meta_tags.append({"name": "headdiv-live", "content": json.dumps(config)})
+    server = app.server
     cache = FIGURES
     by_id = {v.id: v for v in views if v.live is not None}
 
