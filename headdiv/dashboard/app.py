@@ -370,8 +370,8 @@ def create_dash_app(
         {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
     )
     register_upload_relay(app.server, client, prefix)
-    register_live(app, client, registry, views)
     app.layout = _layout(registry, views)
+    register_live(app, client, registry, views)
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)
     _register_frame(app, views)

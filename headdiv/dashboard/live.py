@@ -3,13 +3,15 @@
 While a slider moves, `assets/live.js` asks `GET <prefix>_live?<query>` (the page's URL query with the
 slider's new value) and applies the answer with `Plotly.react`, before the URL changes: the release still
 goes through the URL-sync callback once, so the history gets one entry. The answer is
-`{"charts": {chart name: figure}, "headline": [...]}` for the tab the query names, drawn by the view's own
-figure builders (`View.live`), the ones its Dash callbacks, exports and downloads use.
+`{"parts": [{"key", "charts": {chart name: figure}, "headline"?}, ...]}` for the tab the query names, one
+part per computation of the view (`View.live`), drawn by the view's own figure builders, the ones its Dash
+callbacks, exports and downloads use; the page redraws only the charts whose part's key changed.
 
-Figures are a resource addressed by content: the key hashes the view, the normalised request
-(`jobs.request_key`) and the figure variant (large fonts), so a state drawn once by anyone is never drawn
-again while it stays in this process's cache (gzip-compressed once, bounded by bytes, least recently used
-out first). The key is also the ETag. A state the registry refuses answers 422 with its one-line reason
+Figures are a resource addressed by content: a part's key hashes the view, the normalised request
+(`jobs.request_key`) and the figure variant (large fonts, the view's drawing choices), so a state drawn once
+by anyone is never drawn again while it stays in this process's cache (its JSON, bounded by bytes, least
+recently used out first; the answer is gzipped at the fastest level on the way out). The ETag hashes the
+parts' keys. A state the registry refuses answers 422 with its one-line reason
 (the page keeps its charts and shows the line); a computation slower than `WAIT_S` answers 202 (the page
 keeps its charts; the release draws the final ones through the usual path).
 
@@ -33,18 +35,17 @@ from typing import TYPE_CHECKING, Any
 
 import flask
 import plotly.graph_objects as go
-from dash import Dash
+from dash import Dash, dcc
+from dash.development.base_component import Component
 from plotly.io.json import to_json_plotly
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
-from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
 from headdiv.dashboard.jobs import Request, request_key, stored_result
 from headdiv.dashboard.simulation import headline
-from headdiv.dashboard.state import State, UrlRegistry, scenario_control_id
+from headdiv.dashboard.state import State, UrlRegistry
 from headdiv.dashboard.tours import expand
 from headdiv.workers.jobs.kinds import kind_at
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.fields import Slider, hint
+from headdiv.workers.schemas.results.common import ResultModel
 from headdiv.workers.schemas.results.simulation import SimulationResult
 
 if TYPE_CHECKING:
@@ -61,16 +62,21 @@ with them, so that script finds nothing to change (no second layout pass per mov
 
 
 @dataclass(frozen=True)
-class LiveCharts:
-    """What a view draws for one page state, all in one answer: the request its charts come from (None:
-    nothing to draw) and its figures by chart name (the `graph(name)` of its layout)."""
+class LivePart:
+    """One computation of a view and the charts it draws (a view's `live` is one per computation: Foundations
+    has one per lesson). `request(state)` is the computation for a page state (None: nothing to draw): a job
+    (`POST path` with the body), or, with `report`, a cheap report (`GET path` with the body as its query,
+    read as that model). `draw(result, state)` gives its figures by chart name (the `graph(name)` of the
+    layout). `variant` names the view's own URL parameters that change the drawing but not the request."""
 
     request: Callable[[State], Request | None]
     draw: Callable[[Any, State], Mapping[str, go.Figure]]
+    variant: tuple[str, ...] = ()
+    report: type[ResultModel] | None = None
 
 
 class FigureCache:
-    """Answers by key, gzip-compressed, the least recently used dropped past `limit` bytes."""
+    """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes."""
 
     def __init__(self, limit: int = CACHE_BYTES) -> None:
         self.limit = limit
@@ -99,15 +105,17 @@ class FigureCache:
                 self._bytes -= len(old)
 
 
-def live_controls() -> dict[str, tuple[str, float]]:
-    """The sliders whose movements the page draws live: control id -> (URL parameter, one step in the
-    slider's own units: the exponent for d_k and n), for assets/live.js to name a value and its neighbours."""
-    steps: dict[str, tuple[str, float]] = {scenario_control_id(k): (k, 1) for k in PRIMARY}
-    for name in VIEW_OWNED:
-        slider = hint(Scenario.model_fields[name], Slider)
-        if slider is not None:
-            steps[scenario_control_id(name)] = (name, slider.step)
-    return steps
+FIGURES = FigureCache()
+"""This process's figures, shared by the live endpoint and the views' own drawing callbacks."""
+
+
+def live_controls(layout: Component, registry: UrlRegistry) -> dict[str, tuple[str, float]]:
+    """The page's sliders that hold a URL parameter: control id -> (parameter, one step in the slider's own
+    units: the exponent on a log-scale slider), for assets/live.js to name a value and its neighbours. Only
+    those on a live tab are drawn while they move; the rest are left to the usual path."""
+    sliders = [c for c in layout._traverse() if isinstance(c, dcc.Slider)]
+    steps = {str(getattr(c, "id", "")): float(getattr(c, "step", None) or 1) for c in sliders}
+    return {str(p.component): (p.name, steps[str(p.component)]) for p in registry if str(p.component) in steps}
 
 
 def figure_key(view_id: str, req: Request, variant: Mapping[str, Any]) -> str:
@@ -116,11 +124,9 @@ def figure_key(view_id: str, req: Request, variant: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def variant_of(state: State, view: View) -> dict[str, Any]:
-    """What, beside the request, changes the view's figures: large fonts, and the view's own choices that
-    change only the drawing (its URL parameters that are not scenario keys, such as Ensemble's matrix)."""
-    own = {p.name: state.get(p.name) for p in view.url_params}
-    return {"large": bool(state.get("large")), **own}
+def variant_of(state: State, part: LivePart) -> dict[str, Any]:
+    """What, beside the request, changes a part's figures: large fonts, and its `variant` parameters."""
+    return {"large": bool(state.get("large")), **{name: state.get(name) for name in part.variant}}
 
 
 def _large(fig: go.Figure) -> go.Figure:
@@ -128,44 +134,56 @@ def _large(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def draw_answer(view: View, state: State, result: Any) -> bytes:
-    """The answer's JSON for a finished result: every chart of the view, and the header's numbers."""
-    assert view.live is not None
-    figures = view.live.draw(result, state)
+def draw_part(part: LivePart, state: State, result: Any, key: str) -> bytes:
+    """A part's answer as JSON: its key, its charts, and the header's numbers when it is the simulation."""
     large = bool(state.get("large"))
-    charts = {name: (_large(fig) if large else fig).to_plotly_json() for name, fig in figures.items()}
-    answer: dict[str, Any] = {"charts": charts}
+    charts = {name: (_large(fig) if large else fig).to_plotly_json() for name, fig in part.draw(result, state).items()}
+    answer: dict[str, Any] = {"key": key, "charts": charts}
     if isinstance(result, SimulationResult):
         answer.update(headline(result))
     return to_json_plotly(answer).encode()
 
 
-FIGURES = FigureCache()
-"""This process's figures, shared by the live endpoint and the views' own drawing callbacks."""
-
-
-def answer_for(view: View, state: State, req: Request, result: Any) -> tuple[str, bytes, bool]:
-    """The view's answer for `state` (key, gzip JSON, whether it was drawn now): from `FIGURES`, else drawn
-    from `result` and kept."""
-    key = figure_key(view.id, req, variant_of(state, view))
+def part_answer(view_id: str, part: LivePart, state: State, req: Request, result: Any) -> tuple[str, bytes, bool]:
+    """A part's answer for `state` (key, JSON, whether it was drawn now): from `FIGURES`, else drawn from
+    `result` and kept."""
+    key = figure_key(view_id, req, variant_of(state, part))
     body = FIGURES.get(key)
     if body is not None:
         return key, body, False
-    body = gzip.compress(draw_answer(view, state, result), compresslevel=5)
+    body = draw_part(part, state, result, key)
     FIGURES.put(key, body)
     return key, body, True
 
 
-def drawn_figures(view: View, data: Any, state: State) -> tuple[dict[str, Any], Any] | None:
-    """For a view's Dash callback: its figures (plain dicts, by chart name) and the result they draw, for the
-    result in a store (`{"key", "result"}`, as `headdiv.dashboard.jobs` fills it) and the view's own choices
-    in `state`; drawn once per state for the live path and this one together. None while there is none."""
+def drawn_figures(view: View, data: Any, state: State, part: int = 0) -> tuple[dict[str, Any], Any] | None:
+    """For a view's Dash callback: the figures of its `part` (plain dicts, by chart name) and the result they
+    draw, for the result in a store (`{"key", "result"}`, as `headdiv.dashboard.jobs` fills it) and the view's
+    own choices in `state`; drawn once per state for the live path and this one together. None while the
+    store holds no result."""
     result = stored_result(data)
     if result is None:
         return None
     path, body = json.loads(data["key"])
-    _, answer, _ = answer_for(view, state, (path, body), result)
-    return json.loads(gzip.decompress(answer))["charts"], result
+    _, answer, _ = part_answer(view.id, view.live[part], state, (path, body), result)
+    return json.loads(answer)["charts"], result
+
+
+class Pending(Exception):
+    """A part's computation is still running (202)."""
+
+
+def _computed(client: ApiClient, part: LivePart, req: Request, ahead: bool) -> Any:
+    """A part's result, from the API: a job (submitted at the lowest priority when `ahead`, without waiting
+    then) or a report. Raises `Pending` while a job runs, `ApiError` when refused or failed."""
+    if part.report is not None:
+        return part.report.model_validate(client.get(req[0], params=req[1]))
+    job = client.submit(req[0], req[1], wait=0.0 if ahead else WAIT_S, ahead=ahead)
+    if not job.done:
+        raise Pending
+    if job.status != "finished" or job.result is None:
+        raise ApiError(job.message or "the computation failed", 422)
+    return kind_at(req[0]).result.model_validate(job.result)
 
 
 def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
@@ -174,54 +192,57 @@ def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
 
 def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> FigureCache:
     """Serve `<prefix>_live` and tell the page where, for which tabs and sliders (the `headdiv-live` meta
-    tag, read by assets/live.js); the cache it fills (`FIGURES`) is returned (its `drawn` counter is the
-    bench's proof)."""
+    tag, read by assets/live.js); call it once the layout is set. The cache it fills (`FIGURES`) is
+    returned (its `drawn` counter is the bench's proof)."""
     prefix = app.config.requests_pathname_prefix
     config = {
         "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
         "tabs": [v.id for v in views if v.live],
         "first": views[0].id,
-        "controls": live_controls(),
+        "controls": live_controls(app.layout, registry),
     }
     app.config.meta_tags.append({"name": "headdiv-live", "content": json.dumps(config)})
-    server = app.server
-    cache = FIGURES
-    by_id = {v.id: v for v in views if v.live is not None}
+    by_id = {v.id: v for v in views if v.live}
 
     def live() -> flask.Response:
         state = registry.parse(expand(flask.request.query_string.decode("latin-1")))
         if state.notices:
             return _json(422, {"message": "; ".join(state.notices)})
         view = by_id.get(str(state.get("tab")))
-        if view is None or view.live is None:
+        if view is None:
             return flask.Response(status=204)
-        req = view.live.request(state)
-        if req is None:
+        ahead = flask.request.headers.get(AHEAD_HEADER) == "1"
+        parts: list[bytes] = []
+        keys: list[str] = []
+        fresh = False
+        for part in view.live:
+            req = part.request(state)
+            if req is None:
+                continue
+            key = figure_key(view.id, req, variant_of(state, part))
+            body = FIGURES.get(key)
+            if body is None:
+                try:
+                    result = _computed(client, part, req, ahead)
+                except Pending:
+                    return _json(202, {"message": "computing…"})
+                except ApiError as exc:
+                    return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
+                key, body, drawn = part_answer(view.id, part, state, req, result)
+                fresh = fresh or drawn
+            parts.append(body)
+            keys.append(key)
+        if not parts:
             return flask.Response(status=204)
-        key = figure_key(view.id, req, variant_of(state, view))
-        etag = f'"{key}"'
-        if flask.request.headers.get("if-none-match") == etag and cache.get(key) is not None:
+        etag = '"' + hashlib.sha256(" ".join(keys).encode()).hexdigest()[:32] + '"'
+        if flask.request.headers.get("if-none-match") == etag:
             return flask.Response(status=304, headers={"etag": etag})
-        body = cache.get(key)
-        fresh = body is None
-        if body is None:
-            try:
-                ahead = flask.request.headers.get(AHEAD_HEADER) == "1"
-                job = client.submit(req[0], req[1], wait=0.0 if ahead else WAIT_S, ahead=ahead)
-            except ApiError as exc:
-                return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
-            if not job.done:
-                return _json(202, {"message": "computing…"})
-            if job.status != "finished" or job.result is None:
-                return _json(422, {"message": job.message or "the computation failed"})
-            result = kind_at(req[0]).result.model_validate(job.result)
-            key, body, fresh = answer_for(view, state, req, result)
+        answer = b'{"parts":[' + b",".join(parts) + b"]}"
         headers = {"etag": etag, "cache-control": "no-cache", "x-headdiv-live": "drawn" if fresh else "cached"}
         if "gzip" in flask.request.headers.get("accept-encoding", ""):
-            headers["content-encoding"] = "gzip"
-            headers["vary"] = "accept-encoding"
-            return flask.Response(body, 200, mimetype="application/json", headers=headers)
-        return flask.Response(gzip.decompress(body), 200, mimetype="application/json", headers=headers)
+            headers.update({"content-encoding": "gzip", "vary": "accept-encoding"})
+            answer = gzip.compress(answer, compresslevel=1)  # fast: a part's JSON is kept, its gzip is not
+        return flask.Response(answer, 200, mimetype="application/json", headers=headers)
 
-    server.add_url_rule(f"{prefix.rstrip('/')}/{LIVE_PATH}", "live_charts", live, methods=["GET"])
-    return cache
+    app.server.add_url_rule(f"{prefix.rstrip('/')}/{LIVE_PATH}", "live_charts", live, methods=["GET"])
+    return FIGURES

@@ -9,6 +9,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from tests.dashboard.test_layout_browser import wait_view_drawn
+
 pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
 
 SMALL = "replicates=20&queries=16"
@@ -114,3 +116,40 @@ def test_a_refused_value_keeps_the_charts_and_says_why_beside_the_slider(page: A
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => window.headdivLive.trail.some((q) => q.includes('theta=48'))")
     assert page.locator(".ctl-theta .live-refusal").inner_text() == ""
+
+
+def test_the_temperature_lessons_charts_follow_its_slider_and_the_other_lessons_stay(
+    page: Any, server_url: str
+) -> None:
+    """Foundations: dragging T redraws the softmax lesson's charts while the button is down; the d_k lesson's
+    charts, whose computation did not change, are not redrawn at every movement."""
+    page.goto(f"{server_url}/?tab=foundations")
+    softmax = '[id*=\'"name":"fd-softmax"\'] .js-plotly-plot'
+    scaling = '[id*=\'"name":"fd-scaling"\'] .js-plotly-plot'
+    wait_view_drawn(page, "foundations")  # every lesson drawn and settled: no draw of the page's own is counted
+    page.evaluate(  # count the redraws each chart is given (Plotly.react), not its relayouts
+        "([a, b]) => { window.__drawn = {a: 0, b: 0}; const react = window.Plotly.react;"
+        " const ga = document.querySelector(a), gb = document.querySelector(b);"
+        " window.Plotly.react = function (gd) { if (gd === ga) window.__drawn.a += 1;"
+        " if (gd === gb) window.__drawn.b += 1; return react.apply(this, arguments); }; }",
+        [softmax, scaling],
+    )
+    before = page.evaluate("(s) => JSON.stringify(document.querySelector(s).data.map((t) => t.y))", softmax)
+    slider = page.locator("#fd-sm-t [role=slider]")
+    slider.scroll_into_view_if_needed()
+    thumb = slider.bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.evaluate("() => { window.__drawn = {a: 0, b: 0}; }")
+    page.mouse.down()
+    for i in range(1, 16):
+        page.mouse.move(x + 6 * i, y)
+        page.wait_for_timeout(60)
+    page.wait_for_function("() => window.headdivLive.trail.length >= 2", timeout=20_000)
+    during = page.evaluate("() => window.__drawn")
+    page.mouse.up()
+    assert "sm_T" not in page.evaluate("() => location.search")  # the URL waits for the release
+    after = page.evaluate("(s) => JSON.stringify(document.querySelector(s).data.map((t) => t.y))", softmax)
+    # the d_k lesson is redrawn at most once: its first live answer, whose key the page did not know yet
+    assert after != before and during["a"] >= 2 and during["b"] <= 1, during
+    page.wait_for_function("() => location.search.includes('sm_T=')")

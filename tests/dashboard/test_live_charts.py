@@ -31,7 +31,7 @@ def test_one_answer_holds_every_chart_of_the_view_as_its_own_builders_draw_it(se
     query = f"tab=ensemble&theta=33&{SMALL}"
     first = live(server_url, query)
     assert first.status_code == 200, first.text
-    answer = first.json()
+    (answer,) = first.json()["parts"]
     assert set(answer["charts"]) == set(ensemble.CHARTS)
     # the same figures the view's Dash callback draws from the API's result for that scenario
     job = httpx.post(
@@ -59,7 +59,8 @@ def test_a_state_is_drawn_once_then_served_from_the_cache_and_revalidated(server
 
 
 def test_large_fonts_come_with_the_figure(server_url: str) -> None:
-    layout = live(server_url, f"tab=weighting&theta=35&{SMALL}&large=1").json()["charts"]["wt-schemes"]["layout"]
+    (part,) = live(server_url, f"tab=weighting&theta=35&{SMALL}&large=1").json()["parts"]
+    layout = part["charts"]["wt-schemes"]["layout"]
     assert layout["font"]["size"] == LARGE_FONTS["font.size"]
     assert layout["title"]["font"]["size"] == LARGE_FONTS["title.font.size"]
 
@@ -110,3 +111,15 @@ def test_the_views_own_drawing_shares_the_figures_of_the_live_path(server_url: s
     assert first is not None and again is not None and first[0] == again[0]
     assert set(first[0]) == set(ensemble.CHARTS) and FIGURES.drawn == before + 1
     assert drawn_figures(ensemble.VIEW, {"key": data["key"], "result": None}, State({})) is None
+
+
+def test_a_view_of_several_computations_answers_each_and_keeps_the_unmoved_ones_key(server_url: str) -> None:
+    """Foundations: the d_k lesson and the temperature lesson are parts of one answer; moving the temperature
+    changes the softmax part only, so the page leaves the scaling charts alone."""
+    one = live(server_url, "tab=foundations&sm_T=2&sc_dk=32").json()["parts"]
+    two = live(server_url, "tab=foundations&sm_T=4&sc_dk=32").json()["parts"]
+    assert [set(p["charts"]) for p in one] == [{"fd-scaling", "fd-cosine"}, {"fd-softmax", "fd-softmax-entropy"}]
+    assert one[0]["key"] == two[0]["key"] and one[1]["key"] != two[1]["key"]
+    assert one[1]["charts"]["fd-softmax"]["data"] != two[1]["charts"]["fd-softmax"]["data"]
+    refused = live(server_url, "tab=foundations&sm_T=0")
+    assert refused.status_code == 422 and "temperature" in refused.json()["message"], refused.text

@@ -64,16 +64,24 @@
     }
     if (why) why.textContent = text || "";
   }
+  // A chart is redrawn unless it shows that part's figure already (the same key, and the very data this
+  // script gave it: a chart Dash has redrawn since is redrawn again). Only the lesson whose slider moved
+  // changes on Foundations; the others' charts are left alone.
+  var shown = {}; // chart name -> {key, data}
   function draw(query, answer) {
-    Object.keys(answer.charts || {}).forEach(function (name) {
-      var gd = chart(name);
-      var fig = answer.charts[name];
-      if (gd && window.Plotly) window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
-    });
     var ids = ["hl-mse", "hl-hdi", "hl-heff", "hl-corr"];
-    (answer.headline || []).forEach(function (text, i) {
-      var el = document.getElementById(ids[i]);
-      if (el) el.textContent = text;
+    (answer.parts || []).forEach(function (part) {
+      Object.keys(part.charts).forEach(function (name) {
+        var gd = chart(name), fig = part.charts[name], was = shown[name];
+        if (!gd || !window.Plotly) return;
+        if (was && was.key === part.key && gd.data === was.data) return;
+        window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
+        shown[name] = {key: part.key, data: gd.data};
+      });
+      (part.headline || []).forEach(function (text, i) {
+        var el = document.getElementById(ids[i]);
+        if (el) el.textContent = text;
+      });
     });
     stats.drawn += 1;
     stats.trail.push(query);

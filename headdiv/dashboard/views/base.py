@@ -31,7 +31,7 @@ from headdiv.dashboard.state import Param, State
 
 if TYPE_CHECKING:
     from headdiv.dashboard.api_client import ApiClient
-    from headdiv.dashboard.live import LiveCharts
+    from headdiv.dashboard.live import LivePart
 
 __all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Ignores", "Param", "Reasons", "Request", "State", "View", "ViewJob"]
 
@@ -64,8 +64,8 @@ class View:
     """True when the view draws the page's simulation result (its body dims while that runs)."""
     jobs: tuple[ViewJob, ...] = ()
     """The jobs the view runs while it is shown."""
-    live: LiveCharts | None = None
-    """Its figures for a state in one answer, which the page fetches while a slider moves (`live.py`)."""
+    live: tuple[LivePart, ...] = ()
+    """Its computations and their figures, which the page fetches for a state while a slider moves (`live.py`)."""
     ignores: Reasons | Ignores = field(default_factory=dict)
     """Scenario keys the view does not use, each with the one line shown beside its control, which the
     app disables while the view is shown (a control that silently does nothing misleads): a constant

@@ -12,7 +12,7 @@ from headdiv.dashboard.components import chart_id, export_bar, graph, radio, vie
 from headdiv.dashboard.figures import ensemble as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.live import LiveCharts, drawn_figures
+from headdiv.dashboard.live import LivePart, drawn_figures
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View
@@ -105,5 +105,5 @@ VIEW = View(
     ],
     description="One scenario: how bias², variance and covariance add up, head by head.",
     shows_simulation=True,
-    live=LiveCharts(simulation_request, _live),
+    live=(LivePart(simulation_request, _live, variant=("matrix",)),),
 )

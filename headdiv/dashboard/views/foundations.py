@@ -25,21 +25,13 @@ from headdiv.dashboard.figures import foundations as figs
 from headdiv.dashboard.figures.theme import empty_figure
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
+from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.state import Param, checkbox
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View
+from headdiv.dashboard.views.lesson_requests import budget_params, entropy_params, scaling_params, softmax_params
 from headdiv.workers.schemas.fields import field_bounds
-from headdiv.workers.schemas.lessons import (
-    LESSONS,
-    MAX_ENTROPY_WEIGHTS,
-    MAX_ENTROPY_WORK,
-    MAX_SCALING_WORK,
-    BudgetQuery,
-    EntropyQuery,
-    ScalingQuery,
-    SoftmaxQuery,
-    entropy_work,
-)
+from headdiv.workers.schemas.lessons import LESSONS, BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 VIEW_ID = "foundations"
 
@@ -108,42 +100,6 @@ URL_PARAMS: list[Param] = [
 ]
 
 HEAD_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Requests from the page state
-# ---------------------------------------------------------------------------------------------------
-
-
-def scaling_params(st: PageState) -> dict[str, Any]:
-    d_k, samples = int(st.get("sc_dk", 64)), int(st.get("sc_n", 4000))
-    limit = MAX_SCALING_WORK // max(d_k, 1)  # the API's samples * d_k budget: shrink samples rather than fail
-    return {"d_k": d_k, "samples": max(100, min(samples, limit)), "seed": int(st.get("fseed", 0))}
-
-
-def softmax_params(st: PageState) -> dict[str, Any]:
-    return {"scores": list(st.get("sm_scores") or []), "temperature": st.get("sm_T", 1.0)}
-
-
-def entropy_params(st: PageState) -> dict[str, Any]:
-    d = int(st.get("en_d", 128))
-    heads = sorted({int(h) for h in (st.get("en_heads") or []) if h >= 1 and d % int(h) == 0}) or [1]
-    n = int(st.get("en_len", 64))
-    # as many random sequences (up to 8) as the API's two budgets allow; 1 beyond them, and the API explains
-    by_weights = MAX_ENTROPY_WEIGHTS // max(n * n * sum(heads), 1)
-    by_work = MAX_ENTROPY_WORK // max(entropy_work(d, n, 1, len(heads)), 1)
-    return {
-        "d_model": d,
-        "seq_len": n,
-        "heads": heads,
-        "scaled": bool(st.get("en_scaled", True)),
-        "seed": int(st.get("fseed", 0)),
-        "samples": int(max(1, min(8, by_weights, by_work))),
-    }
-
-
-def budget_params(st: PageState) -> dict[str, Any]:
-    return {"d_model": int(st.get("bu_d", 512)), "H": int(st.get("bu_H", 8)), "seq_len": int(st.get("bu_len", 1024))}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -375,6 +331,23 @@ def _register_panel(app: Dash, client: ApiClient, panel: Panel) -> None:
         )
 
 
+def live_part(panel: Panel) -> LivePart:
+    """A lesson's charts for the live path (`headdiv.dashboard.live`): the same request and figure builders
+    as its panel's callback."""
+    charts = [cid for cid, prop in panel.outputs if prop == "figure"]
+
+    def draw(result: Any, _state: PageState) -> dict[str, Any]:
+        return dict(zip(charts, panel.draw(result)[: len(charts)], strict=True))
+
+    return LivePart(
+        lambda st: (f"/foundations/{panel.lesson}", panel.params(st)), draw, report=LESSONS[panel.lesson].answer
+    )
+
+
+SLIDING = ("scaling", "softmax")
+"""The lessons with a slider (d_k, the temperature): their charts follow it while it moves."""
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     for panel in PANELS:
         _register_panel(app, client, panel)
@@ -389,4 +362,5 @@ VIEW = View(
     url_params=URL_PARAMS,
     description="The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget.",
     ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},
+    live=tuple(live_part(p) for p in PANELS if p.lesson in SLIDING),
 )

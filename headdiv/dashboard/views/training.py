@@ -106,8 +106,11 @@ def layout(state: PageState) -> Component:
                 [
                     html.Button("▶", id="tr-play-btn", className="play-button", title="Play the recorded steps"),
                     html.Div(
-                        # the box would show the frame index, not the step the marks name
-                        dcc.Slider(0, 0, 1, value=0, id="tr-frame", marks=None, allow_direct_input=False),
+                        # the box would show the frame index, not the step the marks name; the frames are
+                        # redrawn while the thumb moves (Dash keeps only the newest request's answer)
+                        dcc.Slider(
+                            0, 0, 1, value=0, id="tr-frame", marks=None, allow_direct_input=False, updatemode="drag"
+                        ),
                         className="step-slider",
                     ),
                     dcc.Interval(id="tr-play", interval=PLAY_MS, disabled=True),

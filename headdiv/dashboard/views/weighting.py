@@ -14,7 +14,7 @@ from headdiv.dashboard.export import weighting_csv, weighting_result
 from headdiv.dashboard.figures import weighting as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.live import LiveCharts, drawn_figures
+from headdiv.dashboard.live import LivePart, drawn_figures
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry, scenario_params
@@ -73,5 +73,5 @@ VIEW = View(
     register_callbacks=register_callbacks,
     description="How to combine heads: fixed weights from the error moments, or MAW's per-query gating.",
     shows_simulation=True,
-    live=LiveCharts(simulation_request, _live),
+    live=(LivePart(simulation_request, _live),),
 )
