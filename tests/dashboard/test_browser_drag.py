@@ -153,3 +153,25 @@ def test_the_temperature_lessons_charts_follow_its_slider_and_the_other_lessons_
     # the d_k lesson is redrawn at most once: its first live answer, whose key the page did not know yet
     assert after != before and during["a"] >= 2 and during["b"] <= 1, during
     page.wait_for_function("() => location.search.includes('sm_T=')")
+
+
+def test_a_thumb_dragged_away_and_back_ends_on_the_charts_of_the_value_it_shows(page: Any, server_url: str) -> None:
+    """The release changes nothing in the URL (the same value), so no callback redraws: the live path itself
+    must end on that value's charts, not on the last one it passed."""
+    _opened(page, server_url, "theta=40")
+    start = page.evaluate("(s) => JSON.stringify(document.querySelector(s).data.map((t) => t.y))", SLICE)
+    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for dx in (8, 16, 24, 32, 24, 16, 8, 0):
+        page.mouse.move(x + dx, y)
+        page.wait_for_timeout(150)
+    page.mouse.up()
+    assert page.locator(".ctl-theta [role=slider]").get_attribute("aria-valuenow") == "40"
+    page.wait_for_function(
+        "() => { const t = window.headdivLive.trail; return t.length > 1"
+        " && new URLSearchParams(t[t.length - 1]).get('theta') === '40'; }"
+    )
+    assert page.evaluate("(s) => JSON.stringify(document.querySelector(s).data.map((t) => t.y))", SLICE) == start
+    assert "theta=40" in page.evaluate("() => location.search")

@@ -41,10 +41,11 @@
     var value = log ? Math.pow(Number(log.getAttribute("data-scale")), v) : v;
     return String(Number(value.toFixed(6))); // 0.1 + 0.2 is written 0.3, as the registry writes it
   }
+  // `base` with `name` set to `value`; null on a tab whose charts do not follow (a value equal to the URL's
+  // is still drawn: a thumb dragged away and back must end on the charts of the value it shows)
   function withValue(base, name, value) {
     var q = new URLSearchParams(base);
     if (conf.tabs.indexOf(q.get("tab") || conf.first) < 0) return null;
-    if (q.get(name) === value) return null; // that state already
     q.set(name, value);
     return q.toString();
   }
