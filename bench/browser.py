@@ -16,8 +16,9 @@ and the number of `_dash-update-component` requests the browser sent per slider 
 the press until the page has been quiet for a second).
 
 Then, per view whose charts follow the hand (Ensemble, Weighting), side by side in the same run: with the
-live path (`headdiv/dashboard/live.py`, `assets/live.js`) and with it blocked in the browser (the three
-Dash callback waves alone, as before it existed):
+live path (`headdiv/dashboard/live.py`, `assets/live.js`) and with only the release's drawing (the requests
+of a movement and those asked ahead blocked in the browser: the charts wait for the three Dash callback
+waves of the release, as before the live path existed):
   key press -> all charts   a θ key press (a new value each time) until every chart of the view shows new data
   drag redraws/s            redraws of the view's first chart while θ is dragged across 40% of its track for
                             2 s, and whether the values drawn are in the thumb's order
@@ -220,7 +221,7 @@ def measure(url: str, chromium: str, presses: int, views: int, surfaces: int) ->
 
 
 def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, Any]]:
-    """Per view and mode (live, blocked): the key press, drag, release and request measures of the docstring."""
+    """Per view and mode (live, release only): the key press, drag, release and request measures of the docstring."""
     from playwright.sync_api import sync_playwright
 
     out: dict[str, dict[str, Any]] = {}
@@ -228,7 +229,7 @@ def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, A
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         for view, charts in LIVE_VIEWS.items():
-            for mode in ("live", "blocked"):
+            for mode in ("live", "release only"):
                 context = browser.new_context(viewport={"width": 1440, "height": 900})
                 page = context.new_page()
                 page.set_default_timeout(60_000)
@@ -244,8 +245,8 @@ def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, A
 
                 page.on("request", seen)
                 page.on("response", answered)
-                if mode == "blocked":
-                    page.route(f"**{LIVE}*", lambda route: route.abort())
+                if mode == "release only":  # the charts as the release draws them: no movement, nothing ahead
+                    page.route(f"**{LIVE}*", _release_only)
                 row: dict[str, Any] = {"key press -> all charts": [], "requests per movement": []}
                 page.goto(f"{url}/?tab={view}&theta=80")
                 page.wait_for_function(
@@ -275,6 +276,15 @@ def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, A
         browser.close()
     out["server"] = {"states drawn more than once": sum(1 for n in drawn.values() if n > 1), "states": len(drawn)}
     return out
+
+
+def _release_only(route: Any) -> None:
+    """Let through the release's own drawing, not the requests of a movement or those asked ahead."""
+    headers = route.request.headers
+    if "x-headdiv-move" in headers or "x-headdiv-ahead" in headers:
+        route.abort()
+    else:
+        route.continue_()
 
 
 def _drag(page: Any, charts: str) -> dict[str, Any]:

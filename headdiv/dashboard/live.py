@@ -40,7 +40,7 @@ from dash.development.base_component import Component
 from plotly.io.json import to_json_plotly
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
-from headdiv.dashboard.jobs import Request, request_key, stored_result
+from headdiv.dashboard.jobs import Request, request_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import State, UrlRegistry
 from headdiv.dashboard.tours import expand
@@ -106,7 +106,7 @@ class FigureCache:
 
 
 FIGURES = FigureCache()
-"""This process's figures, shared by the live endpoint and the views' own drawing callbacks."""
+"""This process's figures (the live views' own drawing callbacks ask the live endpoint too)."""
 
 
 def live_controls(layout: Component, registry: UrlRegistry) -> dict[str, tuple[str, float]]:
@@ -156,19 +156,6 @@ def part_answer(view_id: str, part: LivePart, state: State, req: Request, result
     return key, body, True
 
 
-def drawn_figures(view: View, data: Any, state: State, part: int = 0) -> tuple[dict[str, Any], Any] | None:
-    """For a view's Dash callback: the figures of its `part` (plain dicts, by chart name) and the result they
-    draw, for the result in a store (`{"key", "result"}`, as `headdiv.dashboard.jobs` fills it) and the view's
-    own choices in `state`; drawn once per state for the live path and this one together. None while the
-    store holds no result."""
-    result = stored_result(data)
-    if result is None:
-        return None
-    path, body = json.loads(data["key"])
-    _, answer, _ = part_answer(view.id, view.live[part], state, (path, body), result)
-    return json.loads(answer)["charts"], result
-
-
 class Pending(Exception):
     """A part's computation is still running (202)."""
 
@@ -200,6 +187,7 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
         "tabs": [v.id for v in views if v.live],
         "first": views[0].id,
         "controls": live_controls(app.layout, registry),
+        "params": {str(p.component): p.name for p in registry if p.component},
     }
     app.config.meta_tags.append({"name": "headdiv-live", "content": json.dumps(config)})
     by_id = {v.id: v for v in views if v.live}

@@ -12,8 +12,7 @@ import httpx
 import plotly.io as pio
 import pytest
 
-from headdiv.dashboard.jobs import request_key
-from headdiv.dashboard.live import FIGURES, LARGE_FONTS, FigureCache, drawn_figures, figure_key
+from headdiv.dashboard.live import LARGE_FONTS, FigureCache, figure_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import State
 from headdiv.dashboard.views import ensemble
@@ -97,20 +96,6 @@ def test_the_key_is_the_content_not_the_spelling() -> None:
     assert figure_key("ensemble", req, {"large": False}) == figure_key("ensemble", same, {"large": False})
     assert figure_key("ensemble", req, {"large": True}) != figure_key("ensemble", req, {"large": False})
     assert figure_key("weighting", req, {"large": False}) != figure_key("ensemble", req, {"large": False})
-
-
-def test_the_views_own_drawing_shares_the_figures_of_the_live_path(server_url: str) -> None:
-    """The Dash callback that draws a finished simulation takes its figures from the same cache: a state is
-    drawn once, whichever path asks first."""
-    body = {"theta": 36, **{k: int(v) for k, v in (p.split("=") for p in SMALL.split("&"))}}
-    job = httpx.post(f"{server_url}/api/v1/simulations", params={"wait": 30}, json=body).json()
-    data = {"key": request_key(("/simulations", body)), "result": job["result"]}
-    before = FIGURES.drawn
-    first = drawn_figures(ensemble.VIEW, data, State({"matrix": "correlation"}))
-    again = drawn_figures(ensemble.VIEW, data, State({"matrix": "correlation"}))
-    assert first is not None and again is not None and first[0] == again[0]
-    assert set(first[0]) == set(ensemble.CHARTS) and FIGURES.drawn == before + 1
-    assert drawn_figures(ensemble.VIEW, {"key": data["key"], "result": None}, State({})) is None
 
 
 def test_a_view_of_several_computations_answers_each_and_keeps_the_unmoved_ones_key(server_url: str) -> None:

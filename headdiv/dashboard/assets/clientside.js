@@ -27,6 +27,35 @@
 
     shareLink: function (href) { return href || ""; },
 
+    // A live view's charts once its result is in its store (headdiv/dashboard/live.py): the figures the live
+    // path draws for the URL's state (with the callback's other inputs, such as Ensemble's matrix, set), so
+    // a state is drawn by the server once and the charts the live path drew already are not redrawn. An
+    // output `children` is the result's notes, as a list.
+    liveDraw: function (data) {
+      var context = C().callback_context, outs = context.outputs_list;
+      var live = window.headdivLive;
+      if (!data || !data.result || !live) return skip(outs.length);
+      var values = {};
+      context.inputs_list.slice(1).forEach(function (input) {
+        var name = live.params[input.id];
+        if (name && input.value !== undefined && input.value !== null) values[name] = input.value;
+      });
+      return live.answer(values).then(function (answer) {
+        if (!answer) return skip(outs.length);
+        var charts = {};
+        answer.parts.forEach(function (part) { Object.assign(charts, part.charts); });
+        return outs.map(function (out) {
+          if (out.property === "children") {
+            return (data.result.notes || []).map(function (note) {
+              return {type: "Li", namespace: "dash_html_components", props: {children: note}};
+            });
+          }
+          var fig = out.id && out.id.name ? charts[out.id.name] : null;
+          return fig || C().no_update;
+        });
+      });
+    },
+
     // each tab's state, only while it is shown and only when it changed
     gateViews: function (data) {
       var rest = Array.prototype.slice.call(arguments, 1), config = rest.pop(), last = rest;

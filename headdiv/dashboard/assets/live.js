@@ -30,6 +30,26 @@
   var aheadTimer = null;
   var stats = {requests: 0, ahead: 0, remembered: 0, drawn: 0, refused: 0, trail: []}; // trail: the queries drawn, oldest first
   window.headdivLive = stats;
+  // For the views' own drawing callbacks (clientside.js `liveDraw`): the answer for the URL's state with
+  // `values` (URL parameter -> value) set, from the tab's memory or one request, waiting while it computes;
+  // null when there is none. The same objects the live path drew, so Plotly finds nothing to redraw.
+  stats.answer = function (values) {
+    var q = new URLSearchParams(location.search);
+    Object.keys(values || {}).forEach(function (name) { q.set(name, String(values[name])); });
+    var query = q.toString();
+    var known = recall(query);
+    if (known) return Promise.resolve(known);
+    var tries = 0;
+    function ask() {
+      return fetch(conf.url + "?" + query, {credentials: "same-origin"}).then(function (resp) {
+        if (resp.status === 200) return resp.json().then(function (answer) { remember(query, answer); return answer; });
+        if (resp.status === 202 && tries++ < 60) return new Promise(function (ok) { setTimeout(ok, 500); }).then(ask);
+        return null;
+      });
+    }
+    return ask().catch(function () { return null; });
+  };
+  stats.params = conf.params;
 
   function slider(el) {
     var box = el && el.closest && el.closest(".dash-slider-container");
@@ -158,7 +178,7 @@
     busy = job.query;
     var order = ++asked;
     stats.requests += 1;
-    fetch(conf.url + "?" + job.query, {credentials: "same-origin"})
+    fetch(conf.url + "?" + job.query, {credentials: "same-origin", headers: {"x-headdiv-move": "1"}})
       .then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) {
           remember(job.query, answer);

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, html, no_update
+from dash import Dash, Input, Output, html
 from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, export_bar, graph, radio, view_page
 from headdiv.dashboard.figures import ensemble as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.live import LivePart, drawn_figures
+from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View
@@ -49,43 +50,35 @@ def layout(state: State) -> Component:
     )
 
 
-def _figures(result: SimulationResult, which: str) -> tuple[Any, ...]:
-    notes = [html.Li(n) for n in result.notes]
-    return (
+CHARTS = ("ens-bars", "ens-slice", "ens-heads", "ens-overlap", "ens-corr")
+"""The view's charts (`graph(name)` in the layout)."""
+
+
+def _live(result: SimulationResult, state: State) -> dict[str, Any]:
+    """Every chart of the view for a result; the matrix shown is the page's `matrix` choice."""
+    which = state.get("matrix") or "correlation"
+    figures = (
         figs.decomposition_bars(result),
         figs.slice_figure(result),
         figs.per_head_mse(result),
         figs.overlap_heatmap(result),
         figs.correlation_heatmap(result, which),
-        notes,
     )
-
-
-CHARTS = ("ens-bars", "ens-slice", "ens-heads", "ens-overlap", "ens-corr")
-"""The view's charts in the order `_figures` draws them."""
-
-
-def _live(result: SimulationResult, state: State) -> dict[str, Any]:
-    return dict(zip(CHARTS, _figures(result, state.get("matrix") or "correlation")[: len(CHARTS)], strict=True))
+    return dict(zip(CHARTS, figures, strict=True))
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     register_exports(app, "sim", "simulation")
 
-    # one drawing callback for every chart of the view: one round trip per new result; the figures are the
-    # live path's (drawn once per state for everyone, `headdiv.dashboard.live`)
-    @app.callback(
+    # one drawing callback for every chart of the view, in the browser: the live path's figures for the
+    # state, drawn once by the server for everyone (`headdiv.dashboard.live`, clientside.js `liveDraw`)
+    app.clientside_callback(
+        clientside("liveDraw"),
         [*(Output(chart_id(name), "figure") for name in CHARTS), Output("ens-notes", "children")],
         Input(view_sim(VIEW_ID), "data"),
         Input("ens-matrix", "value"),
         prevent_initial_call=True,
     )
-    def _draw(data: Any, which: str | None) -> tuple[Any, ...]:
-        drawn = drawn_figures(VIEW, data, State({"matrix": which or "correlation"}))
-        if drawn is None:
-            return (no_update,) * (len(CHARTS) + 1)
-        charts, result = drawn
-        return (*(charts[name] for name in CHARTS), [html.Li(n) for n in result.notes])
 
 
 VIEW = View(

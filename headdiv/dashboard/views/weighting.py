@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, html, no_update
+from dash import Dash, Input, Output, html
 from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, download_bar, graph, view_page
 from headdiv.dashboard.controls import VIEW_OWNED, view_owned_control
 from headdiv.dashboard.export import weighting_csv, weighting_result
 from headdiv.dashboard.figures import weighting as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.live import LivePart, drawn_figures
+from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry, scenario_params
@@ -52,15 +53,14 @@ def _live(result: SimulationResult, _state: PageState) -> dict[str, Any]:
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    # the figures are the live path's (drawn once per state for everyone, `headdiv.dashboard.live`)
-    @app.callback(
+    # drawn in the browser: the live path's figures for the state, drawn once by the server for everyone
+    # (`headdiv.dashboard.live`, clientside.js `liveDraw`)
+    app.clientside_callback(
+        clientside("liveDraw"),
         [Output(chart_id(name), "figure") for name in CHARTS],
         Input(view_sim(VIEW_ID), "data"),
         prevent_initial_call=True,
     )
-    def _draw(data: Any) -> tuple[Any, ...]:
-        drawn = drawn_figures(VIEW, data, PageState({}))
-        return tuple(no_update for _ in CHARTS) if drawn is None else tuple(drawn[0][name] for name in CHARTS)
 
     # The view draws the page's simulation (no job of its own): its downloads are what it shows of it.
     register_exports(app, "wt", "weighting", view_sim(VIEW_ID), weighting_result, weighting_csv)
