@@ -76,7 +76,9 @@ class LivePart:
 
 
 class FigureCache:
-    """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes."""
+    """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes. The same policy
+    as the job protocol's `MemoryCache`, which the dashboard may not import (it takes only schemas, job
+    states and kinds from `workers`), plus the count of what was drawn."""
 
     def __init__(self, limit: int = CACHE_BYTES) -> None:
         self.limit = limit
@@ -106,7 +108,8 @@ class FigureCache:
 
 
 FIGURES = FigureCache()
-"""This process's figures (the live views' own drawing callbacks ask the live endpoint too)."""
+"""This process's figures (the live views' own drawing callbacks ask the live endpoint too); `drawn` counts
+what it drew, the bench's proof that each state is drawn once."""
 
 
 def live_controls(layout: Component, registry: UrlRegistry) -> dict[str, tuple[str, float]]:
@@ -144,18 +147,6 @@ def draw_part(part: LivePart, state: State, result: Any, key: str) -> bytes:
     return to_json_plotly(answer).encode()
 
 
-def part_answer(view_id: str, part: LivePart, state: State, req: Request, result: Any) -> tuple[str, bytes, bool]:
-    """A part's answer for `state` (key, JSON, whether it was drawn now): from `FIGURES`, else drawn from
-    `result` and kept."""
-    key = figure_key(view_id, req, variant_of(state, part))
-    body = FIGURES.get(key)
-    if body is not None:
-        return key, body, False
-    body = draw_part(part, state, result, key)
-    FIGURES.put(key, body)
-    return key, body, True
-
-
 class Pending(Exception):
     """A part's computation is still running (202)."""
 
@@ -177,10 +168,9 @@ def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
     return flask.Response(json.dumps(body), status, mimetype="application/json", headers={"cache-control": "no-store"})
 
 
-def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> FigureCache:
+def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> None:
     """Serve `<prefix>_live` and tell the page where, for which tabs and sliders (the `headdiv-live` meta
-    tag, read by assets/live.js); call it once the layout is set. The cache it fills (`FIGURES`) is
-    returned (its `drawn` counter is the bench's proof)."""
+    tag, read by assets/live.js); call it once the layout is set. What it draws is kept in `FIGURES`."""
     prefix = app.config.requests_pathname_prefix
     config = {
         "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
@@ -216,8 +206,9 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
                     return _json(202, {"message": "computing…"})
                 except ApiError as exc:
                     return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
-                key, body, drawn = part_answer(view.id, part, state, req, result)
-                fresh = fresh or drawn
+                body = draw_part(part, state, result, key)
+                FIGURES.put(key, body)
+                fresh = True
             parts.append(body)
             keys.append(key)
         if not parts:
@@ -233,4 +224,3 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
         return flask.Response(answer, 200, mimetype="application/json", headers=headers)
 
     app.server.add_url_rule(f"{prefix.rstrip('/')}/{LIVE_PATH}", "live_charts", live, methods=["GET"])
-    return FIGURES

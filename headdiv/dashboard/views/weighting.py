@@ -39,17 +39,15 @@ def layout(state: PageState) -> Component:
     )
 
 
-def _figures(result: SimulationResult) -> tuple[Any, ...]:
-    rho = getattr(result.scenario, "rho", None)  # a weighting scheme's parameter: a field of the built scenario
-    return figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result)
-
-
 CHARTS = ("wt-schemes", "wt-rho", "wt-alpha")
-"""The view's charts in the order `_figures` draws them."""
+"""The view's charts (`graph(name)` in the layout)."""
 
 
 def _live(result: SimulationResult, _state: PageState) -> dict[str, Any]:
-    return dict(zip(CHARTS, _figures(result), strict=True))
+    """Every chart of the view for a result."""
+    rho = getattr(result.scenario, "rho", None)  # a weighting scheme's parameter: a field of the built scenario
+    figures = (figs.scheme_bars(result), figs.rho_curve(result, rho), figs.alpha_bars(result))
+    return dict(zip(CHARTS, figures, strict=True))
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
