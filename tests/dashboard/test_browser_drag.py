@@ -175,3 +175,34 @@ def test_a_thumb_dragged_away_and_back_ends_on_the_charts_of_the_value_it_shows(
     )
     assert page.evaluate("(s) => JSON.stringify(document.querySelector(s).data.map((t) => t.y))", SLICE) == start
     assert "theta=40" in page.evaluate("() => location.search")
+
+
+@pytest.mark.parametrize("presses", [1, 3])
+def test_a_key_press_alone_writes_the_thumbs_value_to_the_url(page: Any, server_url: str, presses: int) -> None:
+    """A keyboard-only person (no pointer moves at all): after each press the URL and its one history entry
+    are the value the thumb shows, not the previous one."""
+    _opened(page, server_url, "theta=50")
+    page.focus(".ctl-theta [role=slider]")
+    before = page.evaluate("() => history.length")
+    for i in range(1, presses + 1):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(t) => location.search.includes('theta=' + t)", arg=50 + i, timeout=10_000)
+    assert page.locator(".ctl-theta [role=slider]").get_attribute("aria-valuenow") == str(50 + presses)
+    assert page.evaluate("() => history.length") == before + presses
+
+
+def test_the_covariance_labs_angles_slider_redraws_its_charts_live(page: Any, server_url: str) -> None:
+    """A view slider of a sweep: a key press on Covariance's angles draws that sweep's charts through the live
+    path (its computation submitted like the release's), and the chart shows the new number of angles."""
+    page.goto(f"{server_url}/?tab=covariance&cv_n=3&H=3&{SMALL}")
+    split = '[id*=\'"name":"cv-split"\'] .js-plotly-plot'
+    page.wait_for_function(
+        "(s) => { const g = document.querySelector(s); return g && g.data && g.data.length; }", arg=split
+    )
+    page.focus("#cv-n [role=slider]")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => window.headdivLive.trail.some((q) => new URLSearchParams(q).get('cv_n') === '4')", timeout=60_000
+    )
+    points = page.evaluate("(s) => document.querySelector(s).data[0].x.length", split)
+    assert points == 4

@@ -108,3 +108,35 @@ def test_a_view_of_several_computations_answers_each_and_keeps_the_unmoved_ones_
     assert one[1]["charts"]["fd-softmax"]["data"] != two[1]["charts"]["fd-softmax"]["data"]
     refused = live(server_url, "tab=foundations&sm_T=0")
     assert refused.status_code == 422 and "temperature" in refused.json()["message"], refused.text
+
+
+def settled(url: str, query: str, deadline_s: float = 120.0) -> httpx.Response:
+    """The live answer once its computation is done (202 while a sweep still runs)."""
+    import time
+
+    end = time.monotonic() + deadline_s
+    while True:
+        resp = live(url, query)
+        if resp.status_code != 202 or time.monotonic() > end:
+            return resp
+        time.sleep(0.25)
+
+
+def test_the_sweep_views_follow_their_angles_slider(server_url: str) -> None:
+    """Diversity answers both regimes' charts in one answer; Covariance's pair shown is a drawing choice of
+    the same computation (another resource, not another job); both sliders are announced to the page."""
+    div = settled(server_url, f"tab=diversity&dn=3&{SMALL}")
+    assert div.status_code == 200, div.text
+    assert [set(p["charts"]) for p in div.json()["parts"]] == [{"div-mse", "div-corr"}, {"divs-mse", "divs-corr"}]
+    mean = settled(server_url, f"tab=covariance&cv_n=2&H=3&{SMALL}")
+    assert mean.status_code == 200, mean.text
+    pair = live(server_url, f"tab=covariance&cv_n=2&H=3&cv_pair=2&{SMALL}")
+    assert pair.status_code == 200 and pair.headers["x-headdiv-live"] == "drawn"
+    ((a,), (b,)) = (mean.json()["parts"], pair.json()["parts"])
+    assert set(a["charts"]) == {"cv-split", "cv-bound", "cv-pairs"} and a["key"] != b["key"]
+    assert a["charts"]["cv-pairs"]["data"] == b["charts"]["cv-pairs"]["data"]
+    assert a["charts"]["cv-split"]["data"] != b["charts"]["cv-split"]["data"]
+    page = httpx.get(server_url, timeout=30).text
+    meta = json.loads(page.split('name="headdiv-live" content="')[1].split('"')[0].replace("&quot;", '"'))
+    assert {"diversity", "covariance"} <= set(meta["tabs"])
+    assert meta["controls"]["div-n"][0] == "dn" and meta["controls"]["cv-n"][0] == "cv_n"

@@ -12,6 +12,7 @@ from headdiv.dashboard.components import chart_id, control, export_bar, graph, j
 from headdiv.dashboard.figures import covariance as figs
 from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.jobs import draw_result
+from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.dashboard.views.diversity import thetas
@@ -78,6 +79,16 @@ def verdict(result: CovarianceResult) -> str:
     return text
 
 
+def charts(result: CovarianceResult, pair: Any) -> dict[str, Any]:
+    """The lab's charts for a result, by name, the curves of `pair` (0: the mean over pairs)."""
+    pair = int(pair or 0)
+    return {
+        "cv-split": figs.split_over_theta(result, pair),
+        "cv-bound": figs.bound_vs_truth(result, pair),
+        "cv-pairs": figs.pair_heatmap(result),
+    }
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     draw_result(
         app,
@@ -88,12 +99,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             Output(chart_id("cv-pairs"), "figure"),
             Output("cv-verdict", "children"),
         ],
-        lambda result, pair: (
-            figs.split_over_theta(result, int(pair or 0)),
-            figs.bound_vs_truth(result, int(pair or 0)),
-            figs.pair_heatmap(result),
-            verdict(result),
-        ),
+        lambda result, pair: (*charts(result, pair).values(), verdict(result)),
         Input("cv-pair", "value"),
     )
 
@@ -109,6 +115,7 @@ VIEW = View(
     ],
     description="Lemma 4.1 says orthogonal heads do not covary: measure it, and split what they share.",
     jobs=(ViewJob("cv", covariance_request, "covariance-lab"),),
+    live=(LivePart(covariance_request, lambda result, state: charts(result, state.get("cv_pair")), ("cv_pair",)),),
     ignores={
         "theta": "the lab turns θ itself from 0° to 90°",
         "geometry": "the lab's heads are always equiangular",

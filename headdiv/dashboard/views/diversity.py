@@ -14,6 +14,7 @@ from headdiv.dashboard.components import chart_id, control, export_bar, graph, j
 from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.jobs import draw_result
+from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.state import Param, State
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.workers.schemas.results.sweeps import DiversitySweepResult
@@ -126,6 +127,12 @@ def verdict(result: DiversitySweepResult) -> str:
     )
 
 
+def charts(regime: Regime, result: DiversitySweepResult, _state: State | None = None) -> dict[str, Any]:
+    """A regime's charts for its sweep, by name."""
+    p = regime.prefix
+    return {f"{p}-mse": figs.mse_vs_hdi(result), f"{p}-corr": figs.correlation_vs_overlap(result)}
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     for regime in REGIMES:
         p = regime.prefix
@@ -137,7 +144,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
                 Output(chart_id(f"{p}-corr"), "figure"),
                 Output(f"{p}-verdict", "children"),
             ],
-            lambda result: (figs.mse_vs_hdi(result), figs.correlation_vs_overlap(result), verdict(result)),
+            partial(lambda r, result: (*charts(r, result).values(), verdict(result)), regime),
         )
 
 
@@ -152,6 +159,7 @@ VIEW = View(
         ViewJob(r.prefix, partial(sweep_request, regime=r), f"diversity-sweep-{r.target['target']}", until="progress")
         for r in REGIMES
     ),
+    live=tuple(LivePart(partial(sweep_request, regime=r), partial(charts, r)) for r in REGIMES),
     ignores={
         "theta": "the sweep turns θ itself from 0° to 90°",
         "target": "each regime fixes its own target",
