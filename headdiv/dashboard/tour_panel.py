@@ -22,6 +22,7 @@ from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.client_config import HIDING_PRESETS, clientside, config_state, preset_keys
 from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_note
 from headdiv.dashboard.presets import PRESETS, Preset
+from headdiv.dashboard.shared_callbacks import pure_callback
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
@@ -224,7 +225,8 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
 
     _register_gate(app)
 
-    @app.callback(
+    @pure_callback(
+        app,
         Output("tour-panel", "style"),
         Output("tour-panel", "className"),
         Output("tour-name", "children"),
@@ -271,14 +273,15 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
             {},
         )
 
-    @app.callback(
-        Output({"type": "tour-link", "tour": ALL}, "href"), Input(TOUR_STATE, "data"), prevent_initial_call=True
+    @pure_callback(
+        app, Output({"type": "tour-link", "tour": ALL}, "href"), Input(TOUR_STATE, "data"), prevent_initial_call=True
     )
     def _links(data: Any) -> list[str]:
         flags = page_flags(PageState.from_data(data or registry.defaults()))
         return [step_link(o["id"]["tour"], 1, flags) for o in ctx.outputs_list]
 
-    @app.callback(
+    @pure_callback(
+        app,
         Output("tour-choice", "data"),
         Input({"type": "tour-choice", "choice": ALL}, "n_clicks"),
         State(STATE_STORE, "data"),

@@ -17,6 +17,7 @@ from dash.development.base_component import Component
 from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
 from headdiv.dashboard.ids import SIM_STATE
 from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.shared_callbacks import pure_callback
 from headdiv.dashboard.state import INACTIVE_WHEN, State, UrlRegistry, inactive_scenario_keys, scenario_params
 from headdiv.dashboard.tours import expand, pin
 from headdiv.dashboard.views.base import STATE_STORE, View
@@ -90,7 +91,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
     def scenario_of(data: Any) -> dict[str, Any] | None:
         return {k: data.get(k) for k in scenario_keys} if isinstance(data, dict) else None
 
-    @app.callback(*outputs, *inputs, DashState("url-fixed", "data"), DashState(STATE_STORE, "data"))
+    @pure_callback(app, *outputs, *inputs, DashState("url-fixed", "data"), DashState(STATE_STORE, "data"))
     def _sync(search: str | None, presets_: list[Any], *rest: Any) -> tuple[Any, ...]:
         """Every output, and the simulation's state when a scenario key changed: answered here rather
         than by a gate in the browser, so the simulation's request leaves one step sooner."""

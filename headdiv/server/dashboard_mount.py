@@ -16,6 +16,9 @@ from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
+WSGI_THREADS = 16
+"""Threads running the dashboard's callbacks. Each holds a request only while its callback runs (bodies are
+read before, `WholeBody`); most callbacks wait on the API, so a few more than the cores."""
 
 PLACEHOLDER = """<!doctype html><html><head><title>headdiv</title></head><body>
 <h1>headdiv</h1><p>The dashboard is not available in this installation ({reason}).
@@ -27,6 +30,9 @@ class Dashboard:
     app: ASGIApp
     script_hashes: list[str] = field(default_factory=list)
     """CSP hashes of the page's inline scripts."""
+    lazy_bundles: list[str] = field(default_factory=list)
+    """Paths of the bundles Dash's components fetch once on the page (sliders, graphs, Markdown, MathJax):
+    the page does not name them, so the server warms them by name."""
 
 
 def dashboard_app(api_url: str, *, public_url: str | None = None, upload_limit: int | None = None) -> Dashboard:
@@ -40,8 +46,18 @@ def dashboard_app(api_url: str, *, public_url: str | None = None, upload_limit: 
         return Dashboard(_placeholder(f"import failed: {exc}"))
     dash_app = create_dash_app(api_url, public_url=public_url, upload_limit=upload_limit)
     hashes = harden(dash_app)
-    wsgi: ASGIApp = WSGIMiddleware(dash_app.server)  # type: ignore[assignment,unused-ignore]
-    return Dashboard(wsgi, hashes)
+    wsgi: ASGIApp = WSGIMiddleware(dash_app.server, workers=WSGI_THREADS)  # type: ignore[assignment,unused-ignore]
+    return Dashboard(WholeBody(wsgi), hashes, _lazy_bundles(dash_app))
+
+
+def _lazy_bundles(dash_app: Any) -> list[str]:
+    from pathlib import Path
+
+    import dash.dcc
+
+    prefix = dash_app.config.requests_pathname_prefix
+    found = sorted(Path(dash.dcc.__file__).parent.glob("async-*.js"))
+    return [f"{prefix}_dash-component-suites/dash/dcc/{p.name}" for p in found]
 
 
 def _short(status: int, detail: str) -> Any:
@@ -120,3 +136,36 @@ def _placeholder(reason: str) -> ASGIApp:
         await page(scope, receive, send)
 
     return app
+
+
+class WholeBody:
+    """Reads a request's whole body on the event loop before the WSGI app gets a thread: a phone that sends
+    a callback's body slowly then holds a coroutine, not one of the dashboard's few threads (ten such
+    phones froze every page and callback). The body's size and time limits are the server's
+    (`headdiv.server.api.limits`, outside this)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left: nothing to answer
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()  # after the body: only the disconnect
+
+        await self.app(scope, replay, send)

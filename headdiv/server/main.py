@@ -6,6 +6,7 @@ in-process thread-pool runner) or scaled (Redis cache and RQ queue, run by `head
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -26,6 +27,7 @@ from headdiv.server.backends.base import JobBackend
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.dashboard_mount import dashboard_app
 from headdiv.server.settings import ServerSettings, get_server_settings
+from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
 from headdiv.workers import __version__, reports
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.ids import canonical_payload, job_id
@@ -92,18 +94,42 @@ def _start_up(backend: JobBackend, settings: ServerSettings) -> None:
             backend.submit(kind.name, request, job_id(kind.name, canonical_payload(request)), background=True)
 
 
+def internal_scope(app: FastAPI) -> dict[str, object]:
+    """A request of the server's own (building the shared answers before the first visitor comes)."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "root_path": "",
+        "headers": [(b"host", b"localhost")],
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 0),
+        "app": app,
+    }
+
+
 def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool = True) -> FastAPI:
     settings = settings or get_server_settings()
     backend = make_backend(settings)
+    shared = SharedResponses()
+    sharing = mount_dashboard and settings.shared_responses
+    lazy_bundles: list[str] = []
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         backend.start()
+        if sharing:  # the first view's page, layout and bundles, compressed before anyone asks
+            first = ["/", "/_dash-layout", "/_dash-dependencies", *lazy_bundles]
+            warming = asyncio.get_running_loop().create_task(shared.warm(internal_scope(app), first))
         if settings.embedded and (settings.warm_up or settings.warm_start):  # scaled: the workers compute
             threading.Thread(target=_start_up, args=(backend, settings), name="headdiv-start-up", daemon=True).start()
         try:
             yield
         finally:
+            if sharing:
+                warming.cancel()
             backend.close()
             aclose = getattr(backend, "aclose", None)
             if aclose is not None:
@@ -122,12 +148,14 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     )
     app.state.settings = settings
     app.state.backend = backend
+    app.state.shared_responses = shared
     errors.install(app)
     app.add_middleware(
         BodyLimitMiddleware,
         max_body_bytes=settings.max_body_bytes,
         max_upload_bytes=settings.max_upload_bytes,
         body_timeout_s=settings.body_timeout_s,
+        body_deadline_s=settings.body_deadline_s,
     )
     # Dash's bundles (plotly alone is 3.5 MB) and large results shrink 3-10x; small answers are left alone.
     app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_FROM_BYTES)
@@ -140,7 +168,10 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
             settings.api_url or "", public_url=settings.public_url, upload_limit=settings.max_upload_bytes
         )
         script_hashes += dashboard.script_hashes
+        lazy_bundles += dashboard.lazy_bundles
         app.mount("/", dashboard.app)
+    if sharing:  # the same page, layout and bundles for every visitor: built and compressed once (outside GZip)
+        app.add_middleware(SharedResponseMiddleware, store=shared)
     # outermost: every response, the 413/408 of the body limits included, carries the headers
     app.add_middleware(SecurityHeadersMiddleware, csp=content_security_policy(script_hashes))
     return app

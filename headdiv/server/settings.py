@@ -31,6 +31,27 @@ class ServerSettings(JobSettings):
     body_timeout_s: float = Field(
         30.0, gt=0, le=3600, description="Longest wait for the next piece of a request body before answering 408."
     )
+    body_deadline_s: float = Field(
+        120.0, gt=0, le=86400, description="Longest a whole JSON request body may take to arrive (408 beyond)."
+    )
+    max_head_bytes: int = Field(
+        64 * 1024, ge=1024, description="Largest request line and headers together (431 beyond, before parsing)."
+    )
+    max_headers: int = Field(100, ge=8, le=10000, description="Most headers in one request (431 beyond).")
+    head_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description="Longest a request's head may take to arrive, and an unused connection to "
+        "stay open (408, or closed).",
+    )
+    keep_alive_s: float = Field(5.0, gt=0, le=600, description="How long an idle connection is kept between requests.")
+    max_connections: int | None = Field(
+        None,
+        ge=16,
+        description="Connections and requests served at once before 503 (unset: from the process's "
+        "descriptor limit, which start-up raises to its hard limit).",
+    )
     upload_slots: int = Field(1, ge=1, le=64, description="Model uploads measured at once (more wait, then 429).")
     upload_timeout_s: float = Field(
         120.0, gt=0, le=3600, description="Longest a model upload may be measured before it is stopped (422)."
@@ -56,6 +77,11 @@ class ServerSettings(JobSettings):
     )
     max_queued_work: float = Field(
         1.6e12, gt=0, description="Work all clients together may have queued or running; a new job beyond it gets 429."
+    )
+    shared_responses: bool = Field(
+        True,
+        description="Answer the page, Dash's layout and dependencies and the bundles from memory, compressed once "
+        "(gzip and brotli) for every visitor; off: built and compressed per request (the bench's baseline).",
     )
     access_log: bool = Field(
         False, description="Log every request (uvicorn's access log); off by default, it costs CPU per request."

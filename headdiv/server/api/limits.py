@@ -19,6 +19,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 UPLOAD_PATHS = ("/api/v1/models/hdi",)
 
 
+def is_upload(path: str) -> bool:
+    return path.rstrip("/") in UPLOAD_PATHS
+
+
 class _TooLarge(HTTPException):
     """An HTTPException, so FastAPI's body reader lets it through to the JSON error handler."""
 
@@ -27,21 +31,30 @@ class _TooLarge(HTTPException):
 
 
 class _Stalled(HTTPException):
-    def __init__(self, timeout_s: float) -> None:
-        super().__init__(408, f"request body stalled: no data for {timeout_s:g} s", headers={"Connection": "close"})
+    def __init__(self, timeout_s: float, whole: bool = False) -> None:
+        what = f"took longer than {timeout_s:g} s in all" if whole else f"stalled: no data for {timeout_s:g} s"
+        super().__init__(408, f"request body {what}", headers={"Connection": "close"})
 
 
 class BodyLimitMiddleware:
     def __init__(
-        self, app: ASGIApp, max_body_bytes: int, max_upload_bytes: int, body_timeout_s: float = math.inf
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        max_upload_bytes: int,
+        body_timeout_s: float = math.inf,
+        body_deadline_s: float = math.inf,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
         self.body_timeout_s = body_timeout_s
+        self.body_deadline_s = body_deadline_s
+        """The whole body's deadline (JSON bodies; an upload is bounded by its pieces' timeout alone): a client
+        that trickles a byte just inside the stall timeout cannot hold a request for ever."""
 
     def limit_for(self, path: str) -> int:
-        return self.max_upload_bytes if path.rstrip("/") in UPLOAD_PATHS else self.max_body_bytes
+        return self.max_upload_bytes if is_upload(path) else self.max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -60,16 +73,19 @@ class BodyLimitMiddleware:
         received = 0
         started = False
         body_done = False
+        deadline = math.inf if is_upload(scope.get("path", "")) else anyio.current_time() + self.body_deadline_s
 
         async def limited_receive() -> Message:
             nonlocal received, body_done
             if body_done:  # after the body only a disconnect can come: waiting for it is no stall
                 return await receive()
+            left = deadline - anyio.current_time()
             try:
-                with anyio.fail_after(self.body_timeout_s):
+                with anyio.fail_after(max(0.0, min(self.body_timeout_s, left))):
                     message = await receive()
             except TimeoutError:
-                raise _Stalled(self.body_timeout_s) from None
+                whole = left <= self.body_timeout_s
+                raise _Stalled(self.body_deadline_s if whole else self.body_timeout_s, whole) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:

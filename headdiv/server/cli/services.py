@@ -25,6 +25,7 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import uvicorn
     from pydantic import ValidationError
 
+    from headdiv.server.http_guard import uvicorn_config
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
 
@@ -56,8 +57,8 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FAILED
     print(f"headdiv: {mode}", file=out, flush=True)
     print(f"headdiv: open {browser_url(settings.host, settings.port)} in a browser", file=out, flush=True)
-    config = uvicorn.Config(
-        create_app(settings), host=settings.host, port=settings.port, access_log=settings.access_log
+    config = uvicorn_config(
+        create_app(settings), settings, settings.host, settings.port, access_log=settings.access_log
     )
     uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK
@@ -140,7 +141,9 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
     from headdiv.server.dashboard_mount import dashboard_app
+    from headdiv.server.http_guard import uvicorn_config
     from headdiv.server.main import COMPRESS_FROM_BYTES
+    from headdiv.server.settings import ServerSettings
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     dashboard = dashboard_app(api_url)
@@ -151,6 +154,6 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print(f"headdiv dashboard: talking to the API at {api_url}", file=out, flush=True)
     print(f"headdiv dashboard: open {browser_url(args.host, args.port)} in a browser", file=out, flush=True)
     served = GZipMiddleware(dashboard.app, minimum_size=COMPRESS_FROM_BYTES)
-    config = uvicorn.Config(SecurityHeadersMiddleware(served, csp=csp), host=args.host, port=args.port)
+    config = uvicorn_config(SecurityHeadersMiddleware(served, csp=csp), ServerSettings(), args.host, args.port)
     uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK

@@ -1,0 +1,174 @@
+"""The HTTP connection's own limits, before any request reaches the app: what uvicorn leaves open.
+
+uvicorn (with httptools) reads a request head of any size (a 100 MB header cost 11 s of CPU and stalled
+every other request) and keeps a connection that sends nothing, or a head that never ends, open for ever
+(1,050 such sockets used up a 1,024-descriptor limit). `GuardedHttpToolsProtocol` adds, per connection:
+
+- a head size limit (`MAX_HEAD_BYTES`, request line and headers): 431, checked on the bytes as they arrive,
+  before the parser accumulates them; and a header count limit (`MAX_HEADERS`): 431;
+- a head deadline (`HEAD_TIMEOUT_S`) from the connection's start, or from the end of its previous answer:
+  a head that is not complete by then gets 408 and the connection is closed (an idle fresh socket too);
+- the answers carry the site's security headers, like every other answer.
+
+Between requests uvicorn's keep-alive timeout already closes an idle connection; the body's deadlines are
+`headdiv.server.api.limits`'s. Selected with `uvicorn.Config(http=GuardedHttpToolsProtocol)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+MAX_HEAD_BYTES = 64 * 1024
+MAX_HEADERS = 100
+HEAD_TIMEOUT_S = 10.0
+_END = b"\r\n\r\n"
+SECURITY_HEADERS = (
+    b"x-content-type-options: nosniff\r\n"
+    b"x-frame-options: DENY\r\n"
+    b"referrer-policy: same-origin\r\n"
+    b"content-security-policy: default-src 'none'; frame-ancestors 'none'\r\n"
+)
+REASONS = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
+
+
+def refusal(status: int, message: str) -> bytes:
+    """A complete HTTP/1.1 answer that closes the connection: JSON `{"detail": message}`."""
+    body = ('{"detail": "' + message.replace('"', "'") + '"}').encode()
+    return b"".join(
+        [
+            b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status]),
+            b"content-type: application/json\r\n",
+            b"content-length: %d\r\n" % len(body),
+            b"connection: close\r\n",
+            SECURITY_HEADERS,
+            b"\r\n",
+            body,
+        ]
+    )
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    max_head_bytes = MAX_HEAD_BYTES
+    max_headers = MAX_HEADERS
+    head_timeout_s = HEAD_TIMEOUT_S
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_head = True
+        self._head_bytes = 0
+        self._tail = b""
+        self._lines = 0
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        self._in_head, self._head_bytes, self._tail, self._lines = True, 0, b"", 0
+        self._stop_head_timer()
+        self._head_timer = self.loop.call_later(self.head_timeout_s, self._head_too_slow)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _refuse(self, status: int, message: str) -> None:
+        self._stop_head_timer()
+        if not self.transport.is_closing():
+            self.logger.warning("refused a request head: %d %s", status, message)
+            self.transport.write(refusal(status, message))
+            self.transport.close()
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        if self._in_head and not self.transport.is_closing():
+            if self._head_bytes or self._tail:
+                self._refuse(408, f"the request head took longer than {self.head_timeout_s:g} s")
+            else:
+                self.transport.close()  # an idle socket: nothing was asked, nothing to answer
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_head and not self.transport.is_closing():
+            seen = self._tail + data
+            end = seen.find(_END)
+            in_head = len(data) if end < 0 else end + len(_END) - len(self._tail)
+            size = self._head_bytes + in_head
+            if size > self.max_head_bytes:
+                self._refuse(431, f"the request head is larger than {self.max_head_bytes} bytes")
+                return
+            self._lines += data.count(b"\n", 0, in_head)
+            if self._lines > self.max_headers + 2:  # the request line, the headers, the empty line
+                self._refuse(431, f"the request has more than {self.max_headers} headers")
+                return
+            self._head_bytes = size
+            self._tail = seen[-(len(_END) - 1) :]
+        super().data_received(data)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._stop_head_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._await_head()  # the keep-alive timeout closes it if nothing comes; a head must complete
+
+
+def guarded_protocol(max_head_bytes: int, max_headers: int, head_timeout_s: float) -> type[GuardedHttpToolsProtocol]:
+    """The protocol class with these limits (uvicorn takes a class, not an instance)."""
+    return type(
+        "GuardedHttpToolsProtocol",
+        (GuardedHttpToolsProtocol,),
+        {"max_head_bytes": max_head_bytes, "max_headers": max_headers, "head_timeout_s": head_timeout_s},
+    )
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's open-file limit to its hard limit (each connection is a descriptor); the soft
+    limit it now has."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return int(soft)
+
+
+def connection_limit(configured: int | None, descriptors: int) -> int:
+    """Connections served at once before uvicorn answers 503: the configured number, else what the
+    descriptors allow with room for files, Redis and the job runner."""
+    return configured if configured is not None else max(64, descriptors - 128)
+
+
+def uvicorn_config(app: Any, settings: Any, host: str, port: int, **extra: Any) -> Any:
+    """The server's uvicorn configuration: the guarded protocol and the connection limits of `settings`."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=guarded_protocol(settings.max_head_bytes, settings.max_headers, settings.head_timeout_s),
+        timeout_keep_alive=settings.keep_alive_s,
+        limit_concurrency=connection_limit(settings.max_connections, raise_descriptor_limit()),
+        **extra,
+    )

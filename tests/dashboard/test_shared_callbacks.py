@@ -1,0 +1,69 @@
+"""Pure callbacks answer a repeated request body from memory (`headdiv/dashboard/shared_callbacks.py`): the
+same answer as running them, without running them; other callbacks always run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dash import Dash, Input, Output, html
+
+from headdiv.dashboard.app import create_dash_app
+from headdiv.dashboard.shared_callbacks import SharedCallbacks, pure_callback, shared_callbacks
+
+
+def _body(output: str, inputs: list[dict[str, Any]], changed: list[str]) -> dict[str, Any]:
+    return {
+        "output": output,
+        "outputs": {"id": output.split(".")[0], "property": "children"},
+        "inputs": inputs,
+        "changedPropIds": changed,
+        "state": [],
+    }
+
+
+def test_a_pure_callback_runs_once_per_body_and_an_ordinary_one_every_time() -> None:
+    app = Dash(__name__)
+    app.layout = html.Div([html.Div(id="a"), html.Div(id="b"), html.Div(id="x")])
+    runs = {"pure": 0, "plain": 0}
+
+    @pure_callback(app, Output("a", "children"), Input("x", "children"))
+    def _pure(x: Any) -> str:
+        runs["pure"] += 1
+        return f"pure {x}"
+
+    @app.callback(Output("b", "children"), Input("x", "children"))
+    def _plain(x: Any) -> str:
+        runs["plain"] += 1
+        return f"plain {x}"
+
+    client = app.server.test_client()
+    route = "/_dash-update-component"
+    answers = []
+    for value in (1, 1, 2, 1):
+        for out, fn in (("a.children", "pure"), ("b.children", "plain")):
+            body = _body(out, [{"id": "x", "property": "children", "value": value}], ["x.children"])
+            r = client.post(route, data=json.dumps(body), content_type="application/json")
+            assert r.status_code == 200, r.data
+            answers.append((fn, value, r.get_json()))
+    assert runs == {"pure": 2, "plain": 4}  # 1 and 2 once each; the plain one every time
+    pure = [a for fn, v, a in answers if fn == "pure" and v == 1]
+    assert all(a == pure[0] for a in pure) and "pure 1" in json.dumps(pure[0])
+    assert shared_callbacks(app).answered == 2
+
+
+def test_the_memory_is_bounded_by_bytes() -> None:
+    shared = SharedCallbacks(limit=100)
+    for i in range(10):
+        shared.put(str(i), 200, b"x" * 30, "application/json")
+    assert shared.get("0") is None and shared.get("9") is not None
+    shared.put("big", 200, b"x" * 101, "application/json")
+    assert shared.get("big") is None
+
+
+def test_the_page_state_and_tour_callbacks_are_pure_and_the_polls_are_not() -> None:
+    app = create_dash_app("http://127.0.0.1:9")
+    outputs = shared_callbacks(app).outputs
+    assert any("url.search" in o for o in outputs)
+    assert any("tour-narrative.children" in o for o in outputs)
+    assert not any("tour-reveal" in o or "tour-poll" in o or "sim-result" in o for o in outputs), outputs

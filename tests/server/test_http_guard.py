@@ -1,0 +1,137 @@
+"""Slow and abusive connections cannot starve everyone else (`headdiv/server/http_guard.py`, the body limits
+and `dashboard_mount.WholeBody`): each attack is driven over real sockets against uvicorn with the server's
+own configuration, and another client's request is answered meanwhile."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from headdiv.server.http_guard import uvicorn_config
+from headdiv.server.main import create_app
+from tests.server.conftest import embedded_settings
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@contextmanager
+def serving(**overrides: Any) -> Iterator[tuple[str, int]]:
+    settings = embedded_settings(**overrides)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, "127.0.0.1", port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def _connect(port: int) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    return sock
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    out = b""
+    while chunk := sock.recv(65536):
+        out += chunk
+    return out
+
+
+def test_a_huge_header_is_refused_before_it_is_read_and_nobody_else_waits() -> None:
+    with serving() as (url, port):
+        sock = _connect(port)
+        sock.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        started = time.monotonic()
+        with pytest.raises(OSError):  # the server closes while the client still sends
+            for _ in range(100 * 16):  # up to 100 MB, 64 KB at a time: refused long before
+                sock.sendall(b"a" * 65536)
+        answer = _answer(sock)
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+        assert b"x-content-type-options: nosniff" in answer and b"larger than 65536 bytes" in answer
+        assert time.monotonic() - started < 5
+        assert httpx.get(f"{url}/api/v1/health", timeout=5).status_code == 200
+
+
+def test_too_many_headers_are_refused() -> None:
+    with serving() as (_url, port):
+        sock = _connect(port)
+        head = b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(150))
+        sock.sendall(head + b"\r\n")
+        answer = _answer(sock)
+        assert answer.startswith(b"HTTP/1.1 431 ") and b"more than 100 headers" in answer, answer[:300]
+        ok = _connect(port)
+        ok.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + b"X: 1\r\n" * 90 + b"\r\n")
+        assert _answer(ok).startswith(b"HTTP/1.1 200 ")
+
+
+def test_idle_and_half_sent_heads_are_closed_and_the_server_keeps_answering() -> None:
+    with serving(head_timeout_s=1.0) as (url, port):
+        idle = [_connect(port) for _ in range(200)]
+        half = _connect(port)
+        half.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n")
+        assert httpx.get(f"{url}/api/v1/health", timeout=5).status_code == 200  # meanwhile: served
+        for sock in idle:
+            assert _answer(sock) == b""  # closed by the server, nothing said (nothing was asked)
+        answer = _answer(half)
+        assert answer.startswith(b"HTTP/1.1 408 ") and b"longer than 1 s" in answer, answer[:300]
+
+
+def test_slow_callback_bodies_hold_no_dashboard_thread() -> None:
+    """Forty phones (more than the dashboard's threads) stuck sending a callback's body: the dashboard still
+    serves a page and a callback at once; each slow body then ends in 408."""
+    with serving(body_timeout_s=4.0) as (url, port):
+        slow = []
+        for _ in range(40):
+            sock = _connect(port)
+            sock.sendall(
+                b"POST /_dash-update-component HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n{"
+            )
+            slow.append(sock)
+        started = time.monotonic()
+        with httpx.Client(base_url=url, timeout=10) as client:
+            assert client.get("/").status_code == 200
+            answer = client.post("/_dash-update-component", json={"output": "nope"})
+            assert answer.status_code == 400  # a callback request was read and answered (this one is bad)
+        assert time.monotonic() - started < 2
+        stalled = _answer(slow[0])
+        assert stalled.startswith(b"HTTP/1.1 408 ") and b"stalled" in stalled, stalled[:300]
+
+
+def test_a_body_trickled_just_inside_the_stall_timeout_meets_the_whole_bodys_deadline() -> None:
+    with serving(body_timeout_s=1.0, body_deadline_s=3.0) as (_url, port):
+        trickle = _connect(port)
+        trickle.sendall(b"POST /api/v1/simulations HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        begun = time.monotonic()
+        trickle.settimeout(0.5)  # a byte, then up to half a second for an answer: a byte every half second
+        answer = b""
+        while not answer and time.monotonic() - begun < 10:
+            try:
+                trickle.sendall(b" ")
+                answer = trickle.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:  # answered and closed while this byte was on its way
+                break
+        trickle.settimeout(30)
+        answer += _answer(trickle)
+        assert answer.startswith(b"HTTP/1.1 408 ") and b"in all" in answer, answer[:300]
+        assert time.monotonic() - begun < 6
