@@ -28,7 +28,7 @@ from headdiv.dashboard.state import UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
 from headdiv.dashboard.views.base import STATE_STORE
 
-POLL_REFRESH_MS = 2000
+POLL_REFRESH_MS = 1000
 TOUR_STATE = "tour-state"
 
 

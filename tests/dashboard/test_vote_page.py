@@ -13,6 +13,8 @@ from flask import Flask
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.tour_panel import question_at
 from headdiv.dashboard.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
+from headdiv.server.polls import VoterTokens
+from headdiv.workers.schemas.polls import NOT_ISSUED, POLL_FULL
 
 POLL = "AbCdEfGhIjKlMnOp"
 VIEW: dict[str, Any] = {
@@ -30,13 +32,32 @@ def sent() -> list[dict]:
 
 
 @pytest.fixture
-def web(sent: list[dict]) -> Flask:
+def mode() -> dict[str, bool]:
+    """What the fake API does: `full` (every answer refused as over the poll's count), `throttled` (no token)."""
+    return {"full": False, "throttled": False}
+
+
+@pytest.fixture
+def web(sent: list[dict], mode: dict[str, bool]) -> Flask:
+    tokens = VoterTokens(b"k" * 32)  # the API's own signing, with a key of this fake API
+
     def api(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith(f"/polls/{POLL}") and request.method == "GET":
             return httpx.Response(200, json=VIEW)
+        if request.url.path.endswith(f"/polls/{POLL}/voters"):
+            held = json.loads(request.content).get("voter")
+            if held and tokens.valid(POLL, held):
+                return httpx.Response(200, json={"voter": held})
+            if mode["throttled"]:
+                return httpx.Response(429, json={"detail": "too many voter tokens for this address this minute"})
+            return httpx.Response(201, json={"voter": tokens.issue(POLL)})
         if request.url.path.endswith(f"/polls/{POLL}/answers"):
             body = json.loads(request.content)
+            if not tokens.valid(POLL, body["voter"]):
+                return httpx.Response(403, json={"detail": NOT_ISSUED})
             sent.append(body)
+            if mode["full"]:
+                return httpx.Response(409, json={"detail": POLL_FULL})
             if body["choice"] not in VIEW["choices"]:
                 detail = [{"loc": ["body", "choice"], "msg": "not a choice of this poll", "type": "value_error"}]
                 return httpx.Response(422, json={"detail": detail})
@@ -99,3 +120,29 @@ def test_reopening_the_poll_after_answering_shows_the_answer_not_the_buttons(web
     forged.set_cookie(f"{ANSWERED}{POLL}", "<b>x</b>", path="/vote")
     shown = forged.get(f"/vote/{POLL}").get_data(as_text=True)
     assert "This phone has answered this poll" in shown and "<b>x</b>" not in shown
+
+
+def test_a_cookie_the_server_did_not_issue_is_replaced_and_the_vote_counts(web: Flask, sent: list[dict]) -> None:
+    c = web.test_client()
+    c.set_cookie(VOTER_COOKIE, "x", path=f"/vote/{POLL}")  # made up: not even a token's shape
+    page = c.get(f"/vote/{POLL}")
+    assert page.status_code == 200 and "HttpOnly" in page.headers["Set-Cookie"]
+    assert f"{VOTER_COOKIE}=x;" not in page.headers["Set-Cookie"]
+    stale = web.test_client()
+    stale.get(f"/vote/{POLL}")
+    stale.set_cookie(VOTER_COOKIE, "A" * 38, path=f"/vote/{POLL}")  # a token's shape, not signed by the API
+    counted = stale.post(f"/vote/{POLL}", data={"choice": "stays"})
+    assert counted.status_code == 200 and "Counted" in counted.get_data(as_text=True)
+    assert len(sent) == 1 and sent[0]["voter"] != "A" * 38  # counted once, with a token the API issued
+
+
+def test_a_full_poll_and_a_busy_network_say_so(web: Flask, mode: dict[str, bool]) -> None:
+    c = web.test_client()
+    c.get(f"/vote/{POLL}")
+    mode["full"] = True
+    full = c.post(f"/vote/{POLL}", data={"choice": "falls"})
+    assert full.status_code == 409 and "This poll is full" in full.get_data(as_text=True)
+    assert "answered this poll already" not in full.get_data(as_text=True)
+    mode["throttled"] = True
+    busy = web.test_client().get(f"/vote/{POLL}")
+    assert busy.status_code == 429 and "Many phones on this network" in busy.get_data(as_text=True)

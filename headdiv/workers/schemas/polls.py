@@ -32,8 +32,14 @@ Topic = Annotated[
 ]
 VoterToken = Annotated[
     str,
-    Field(pattern=r"^[A-Za-z0-9_-]{16,64}$", description="A random token the voter's browser keeps; one answer each."),
+    Field(
+        pattern=r"^[A-Za-z0-9_-]{16,64}$",
+        description="A voter token this server issued for this poll (`POST /polls/{id}/voters`); one answer each.",
+    ),
 ]
+POLL_FULL = "this poll is full: it has counted all the answers it can"
+ANSWERED_ALREADY = "this browser has answered this poll already"
+NOT_ISSUED = "this voter token was not issued by this server for this poll: ask for one (open the poll's page again)"
 
 
 class PollCreate(StrictModel):
@@ -50,6 +56,17 @@ class PollCreate(StrictModel):
 class PollAnswer(StrictModel):
     choice: ChoiceId
     voter: VoterToken
+
+
+class VoterRequest(StrictModel):
+    voter: VoterToken | None = Field(
+        None, description="The token this browser holds, if any: given back when this server issued it for this poll."
+    )
+
+
+class VoterIssued(StrictModel):
+    voter: str
+    """The token to answer this poll with (the one sent, when it was valid; a fresh one otherwise)."""
 
 
 class PollView(StrictModel):
