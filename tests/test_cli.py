@@ -407,6 +407,58 @@ def test_serve_with_redis_url_says_it_is_scaled(
     assert config.access_log is False  # a log line per request costs CPU; HEADDIV_ACCESS_LOG=1 turns it on
 
 
+def _server_processes(parent: int) -> list[int]:
+    """The processes whose parent is `parent` and that run a server (not multiprocessing's helpers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if int(stat[1]) == parent and b"spawn_main" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+def test_serve_with_workers_runs_processes_that_share_one_class_poll(redis_url: str) -> None:
+    """`headdiv serve --workers 2`: two API processes on one port, sharing Redis: a poll opened through one
+    and answered through fresh connections (served by either) counts every answer once."""
+    port = _free_port()
+    queue = f"headdiv-test-workers-{secrets.token_hex(4)}"
+    env = _service_env(REDIS_URL=redis_url, HEADDIV_QUEUE_NAME=queue)
+    process = _start(["serve", "--port", str(port), "--workers", "2"], env)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_for(f"{url}/_dash-layout", process)
+        deadline = time.monotonic() + 60
+        while len(_server_processes(process.pid)) < 2:
+            assert time.monotonic() < deadline, "two server processes did not start"
+            time.sleep(0.2)
+        poll = httpx.post(f"{url}/api/v1/polls", json={"topic": "why-many-heads/3", "choices": ["falls", "stays"]})
+        poll_id = poll.json()["id"]
+        for i in range(40):  # a new connection each: the kernel spreads them over both processes
+            voter = httpx.post(f"{url}/api/v1/polls/{poll_id}/voters", json={}).json()["voter"]
+            answer = httpx.post(
+                f"{url}/api/v1/polls/{poll_id}/answers", json={"choice": ["falls", "stays"][i % 2], "voter": voter}
+            )
+            assert answer.status_code == 200, answer.text
+        assert httpx.get(f"{url}/api/v1/polls/{poll_id}").json()["total"] == 40
+    finally:
+        output = _stop(process)
+    assert "2 API processes" in output
+
+
+def test_serve_with_workers_needs_redis(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    status, _, err = run_cli(capsys, "serve", "--workers", "2")
+    assert status == 2 and "--workers: more than one API process needs REDIS_URL" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("command", ["serve", "dashboard"])
 def test_a_busy_port_is_one_line_naming_it_and_how_to_choose_another(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str

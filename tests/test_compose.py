@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_SERVICES = ("api", "dashboard", "worker", "worker-fast")
+APP_SERVICES = ("api", "api-lecture", "dashboard", "worker", "worker-fast")
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +134,23 @@ def test_dockerfile_installs_torch_before_the_project_and_drops_root() -> None:
 def test_dockerignore_keeps_the_virtualenv_out() -> None:
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert ".venv" in ignored and ".git" in ignored
+
+
+def test_the_lecture_profile_puts_api_replicas_behind_nginx_that_caches_the_bundles(services: dict[str, Any]) -> None:
+    """`docker compose --profile lecture up`: several API processes sharing Redis, reachable only through an
+    nginx from its official image, which spreads the phones, forwards their addresses and caches bundles."""
+    replicas, proxy = services["api-lecture"], services["proxy"]
+    assert replicas["profiles"] == ["lecture"] and proxy["profiles"] == ["lecture"]
+    command = _command(replicas)
+    assert command[:2] == ["headdiv", "serve"] and int(_flag(command, "--workers")) >= 2
+    assert replicas["deploy"]["replicas"] >= 2 and "ports" not in replicas, "only the proxy is reachable"
+    assert replicas["environment"]["REDIS_URL"] == "redis://redis:6379/0"  # shared: cache, jobs, polls
+    assert replicas["environment"]["FORWARDED_ALLOW_IPS"] == "*"
+    assert str(proxy["image"]).startswith("nginx:") and "8080:8080" in [str(p) for p in proxy["ports"]]
+    mount = next(v for v in proxy["volumes"] if v.endswith("/etc/nginx/nginx.conf:ro"))
+    conf = (ROOT / mount.split(":")[0]).read_text()
+    port = _flag(command, "--port")
+    assert f"server api-lecture:{port};" in conf and "listen 8080;" in conf
+    assert "proxy_cache headdiv_static;" in conf and "proxy_cache_lock on;" in conf
+    assert "_dash-component-suites" in conf and "X-Forwarded-For $remote_addr" in conf
+    assert "client_header_timeout" in conf

@@ -4,9 +4,9 @@ uvicorn (with httptools) reads a request head of any size (a 100 MB header cost 
 every other request) and keeps a connection that sends nothing, or a head that never ends, open for ever
 (1,050 such sockets used up a 1,024-descriptor limit). `GuardedHttpToolsProtocol` adds, per connection:
 
-- a head size limit (`MAX_HEAD_BYTES`, request line and headers): 431, checked on the bytes as they arrive,
-  before the parser accumulates them; and a header count limit (`MAX_HEADERS`): 431;
-- a head deadline (`HEAD_TIMEOUT_S`) from the connection's start, or from the end of its previous answer:
+- a head size limit (`max_head_bytes`, request line and headers): 431, checked on the bytes as they arrive,
+  before the parser accumulates them; and a header count limit (`max_headers`): 431;
+- a head deadline (`head_timeout_s`) from the connection's start, or from the end of its previous answer:
   a head that is not complete by then gets 408 and the connection is closed (an idle fresh socket too);
 - the answers carry the site's security headers, like every other answer.
 
@@ -21,9 +21,6 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-MAX_HEAD_BYTES = 64 * 1024
-MAX_HEADERS = 100
-HEAD_TIMEOUT_S = 10.0
 _END = b"\r\n\r\n"
 SECURITY_HEADERS = (
     b"x-content-type-options: nosniff\r\n"
@@ -51,12 +48,23 @@ def refusal(status: int, message: str) -> bytes:
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
-    max_head_bytes = MAX_HEAD_BYTES
-    max_headers = MAX_HEADERS
-    head_timeout_s = HEAD_TIMEOUT_S
+    """Its limits are class attributes (`guarded_protocol` makes a class with others); left None, they are
+    the server's settings (`HEADDIV_MAX_HEAD_BYTES`, ...), read in each process (several workers)."""
+
+    max_head_bytes: int | None = None
+    max_headers: int | None = None
+    head_timeout_s: float | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        from headdiv.server.settings import get_server_settings
+
+        settings = (
+            get_server_settings() if None in (self.max_head_bytes, self.max_headers, self.head_timeout_s) else None
+        )
+        self._max_head_bytes: int = self.max_head_bytes or (settings.max_head_bytes if settings else 0)
+        self._max_headers: int = self.max_headers or (settings.max_headers if settings else 0)
+        self._head_timeout_s: float = self.head_timeout_s or (settings.head_timeout_s if settings else 0.0)
         self._in_head = True
         self._head_bytes = 0
         self._tail = b""
@@ -74,7 +82,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def _await_head(self) -> None:
         self._in_head, self._head_bytes, self._tail, self._lines = True, 0, b"", 0
         self._stop_head_timer()
-        self._head_timer = self.loop.call_later(self.head_timeout_s, self._head_too_slow)
+        self._head_timer = self.loop.call_later(self._head_timeout_s, self._head_too_slow)
 
     def _stop_head_timer(self) -> None:
         if self._head_timer is not None:
@@ -92,7 +100,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_timer = None
         if self._in_head and not self.transport.is_closing():
             if self._head_bytes or self._tail:
-                self._refuse(408, f"the request head took longer than {self.head_timeout_s:g} s")
+                self._refuse(408, f"the request head took longer than {self._head_timeout_s:g} s")
             else:
                 self.transport.close()  # an idle socket: nothing was asked, nothing to answer
 
@@ -102,12 +110,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             end = seen.find(_END)
             in_head = len(data) if end < 0 else end + len(_END) - len(self._tail)
             size = self._head_bytes + in_head
-            if size > self.max_head_bytes:
-                self._refuse(431, f"the request head is larger than {self.max_head_bytes} bytes")
+            if size > self._max_head_bytes:
+                self._refuse(431, f"the request head is larger than {self._max_head_bytes} bytes")
                 return
             self._lines += data.count(b"\n", 0, in_head)
-            if self._lines > self.max_headers + 2:  # the request line, the headers, the empty line
-                self._refuse(431, f"the request has more than {self.max_headers} headers")
+            if self._lines > self._max_headers + 2:  # the request line, the headers, the empty line
+                self._refuse(431, f"the request has more than {self._max_headers} headers")
                 return
             self._head_bytes = size
             self._tail = seen[-(len(_END) - 1) :]
@@ -159,16 +167,25 @@ def connection_limit(configured: int | None, descriptors: int) -> int:
     return configured if configured is not None else max(64, descriptors - 128)
 
 
-def uvicorn_config(app: Any, settings: Any, host: str, port: int, **extra: Any) -> Any:
-    """The server's uvicorn configuration: the guarded protocol and the connection limits of `settings`."""
+def uvicorn_config(app: Any, settings: Any, host: str, port: int, workers: int = 1, **extra: Any) -> Any:
+    """The server's uvicorn configuration: the guarded protocol and the connection limits of `settings`.
+    With several `workers`, `app` is an import string of an app factory, and each process reads its limits
+    from the environment (what crosses to a worker process must be importable)."""
     import uvicorn
 
+    protocol: Any = (
+        guarded_protocol(settings.max_head_bytes, settings.max_headers, settings.head_timeout_s)
+        if workers == 1
+        else f"{__name__}:GuardedHttpToolsProtocol"
+    )
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=guarded_protocol(settings.max_head_bytes, settings.max_headers, settings.head_timeout_s),
+        http=protocol,
         timeout_keep_alive=settings.keep_alive_s,
         limit_concurrency=connection_limit(settings.max_connections, raise_descriptor_limit()),
+        workers=workers,
+        factory=workers > 1,
         **extra,
     )

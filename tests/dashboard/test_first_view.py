@@ -77,3 +77,24 @@ def test_2d_charts_never_fetch_the_full_plotly_and_a_3d_surface_does(page: Any, 
     # and the 2-D heatmap beside it still redraws (with the 2-D bundle)
     page.click("#surf-metric input[value=hdi]")
     wait_chart(page, "surf-heat", "Math.abs(data[0].z[0][0]) < 1e-9")
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_a_phone_downloads_mathjax_only_when_a_formula_comes_near_the_screen(page: Any, server_url: str) -> None:
+    """A first view on a phone shows charts, not the explanation below them: MathJax (half a megabyte) is not
+    fetched until the person scrolls towards a formula, then the formula is typeset."""
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "mathjax" in r.url else None)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server_url}/?tab=surfaces&{SMALL_SCENARIO}")
+    wait_chart(page, "surf-heat", "data[0].type === 'heatmap'")
+    page.wait_for_load_state("networkidle")
+    below = page.evaluate("() => document.querySelector('#view-surfaces .explain').getBoundingClientRect().top")
+    assert below > 844 + 300, "the explanation is on the first screen: this test needs it below"
+    assert fetched == [], fetched
+    page.locator("#view-surfaces .explain").scroll_into_view_if_needed()
+    page.wait_for_function(
+        "() => document.querySelector('#view-surfaces .explain:not(.math-pending) mjx-container svg') !== null"
+    )
+    assert any("async-mathjax" in url for url in fetched), fetched

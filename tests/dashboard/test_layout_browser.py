@@ -154,16 +154,29 @@ def wait_view_drawn(page: Any, tab: str) -> None:
         arg=tab,
         timeout=180_000,
     )
-    # the explanation is shown once its formulas are typeset, after the first chart (assets/typeset_later.js);
-    # large fonts are applied to each chart by assets/large_fonts.js, then the charts make room for their
-    # legends (assets/fit_charts.js): wait until all are done
+    # the explanation is shown once its formulas are typeset, after the first chart and once it comes near the
+    # screen (assets/typeset_later.js: scrolled to, then back); large fonts are applied to each chart by
+    # assets/large_fonts.js, then the charts make room for their legends (assets/fit_charts.js): wait until all
+    # are done
+    explain = page.locator(f"#view-{tab} .explain")
+    for i in range(explain.count()):
+        if not explain.nth(i).is_visible():  # a lecturer's `hide=explain`: never typeset, never shown
+            continue
+        explain.nth(i).scroll_into_view_if_needed()
+        page.wait_for_function(
+            "([tab, i]) => !document.querySelectorAll('#view-' + tab + ' .explain')[i].classList"
+            ".contains('math-pending')",
+            arg=[tab, i],
+        )
     page.wait_for_function(
-        """() => !document.querySelector('.explain.math-pending')
+        """(tab) => ![...document.querySelectorAll('#view-' + tab + ' .explain.math-pending')].some((e) => e.offsetParent)
            && (!document.getElementById('root').classList.contains('large') ||
            [...document.querySelectorAll('.js-plotly-plot')].every((g) => !g.layout ||
              (g.layout.font && g.layout.font.size === 17) || g.getBoundingClientRect().width === 0))
-           && window.headdivChartsFit && window.headdivChartsFit()"""
+           && window.headdivChartsFit && window.headdivChartsFit()""",
+        arg=tab,
     )
+    page.evaluate("() => window.scrollTo(0, 0)")
 
 
 SIZES = [

@@ -27,6 +27,7 @@ from headdiv.server.cli.common import (
     nice_increment,
     port_number,
     redact_url,
+    worker_count,
 )
 from headdiv.server.cli.engine_commands import ENGINE_COMMANDS, engine_main
 from headdiv.server.cli.heads import heads_main
@@ -63,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", help=f"address to bind (default from HEADDIV settings, else {DEFAULT_HOST})")
     serve.add_argument("--port", type=port_number, help=f"port to listen on (default {DEFAULT_PORT})")
+    serve.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        help="API processes sharing the port (default 1); more than one needs REDIS_URL, where they share the "
+        "cache, the jobs and the class polls",
+    )
 
     worker = service(
         "worker",

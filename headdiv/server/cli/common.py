@@ -55,6 +55,7 @@ def bounded_int(name: str, low: int, high: int) -> Callable[[str], int]:
 
 port_number = bounded_int("port", 1, 65535)
 nice_increment = bounded_int("nice", 0, 19)
+worker_count = bounded_int("workers", 1, 64)
 
 
 def browser_url(host: str, port: int) -> str:

@@ -40,6 +40,13 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(settings_problems(exc)) from None
     load_engine_settings()
     redis_url = getattr(settings, "redis_url", None)
+    if args.workers > 1 and not redis_url:
+        raise InputError(
+            [
+                "--workers: more than one API process needs REDIS_URL, to share the cache, the jobs and the "
+                "class polls; one embedded process serves a lecture hall on its own (docs/deploy.md)"
+            ]
+        )
     if redis_url:
         mode = (
             f"scaled: jobs queue on Redis at {redact_url(str(redis_url))} and run in `headdiv worker` processes "
@@ -57,10 +64,27 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FAILED
     print(f"headdiv: {mode}", file=out, flush=True)
     print(f"headdiv: open {browser_url(settings.host, settings.port)} in a browser", file=out, flush=True)
+    if args.workers == 1:
+        config = uvicorn_config(
+            create_app(settings), settings, settings.host, settings.port, access_log=settings.access_log
+        )
+        uvicorn.Server(config).run(sockets=[sock])
+        return EXIT_OK
+    # several processes on the one socket: each builds the app from the environment (the host and port
+    # chosen here included, so that its dashboard calls this server's API)
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ.update({"HEADDIV_HOST": settings.host, "HEADDIV_PORT": str(settings.port)})
+    print(f"headdiv: {args.workers} API processes", file=out, flush=True)
     config = uvicorn_config(
-        create_app(settings), settings, settings.host, settings.port, access_log=settings.access_log
+        "headdiv.server.main:create_app",
+        settings,
+        settings.host,
+        settings.port,
+        workers=args.workers,
+        access_log=settings.access_log,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    Multiprocess(config, sockets=[sock]).run()
     return EXIT_OK
 
 
