@@ -1,10 +1,78 @@
 """headdiv: an interactive lab for head diversity in multi-head attention (docs/model.md).
 
+    import headdiv
+    r = headdiv.simulate(H=8, d_k=4, theta=45)   # computed here (or on a server: headdiv.connect(url))
+    r.summary(); r.figure(); r.url(); r.command()
+
+The calls (`simulate`, `surface`, `architecture`, `sweep`, `covariance`, `train`, `hdi`, `theory`, `heads`),
+`connect`, `show` and the `Result` they return are documented in docs/python.md (`headdiv.lab`). They are
+loaded on first use, so `import headdiv` stays light: no torch, no Dash, until a computation runs.
+
 One package, three parts, imports pointing one way: `headdiv.dashboard` (the Dash front end, HTTP only)
 -> `headdiv.server` (the API, job submission, the CLI) -> `headdiv.workers` (schemas, job protocol, torch
-engine, queue worker). Importing `headdiv` loads none of them, so it stays light (no torch).
+engine, queue worker); the Python API (`headdiv.lab`) reaches the engine through the job protocol, as the
+server does, and draws with the dashboard's figure builders.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+_FROM = {
+    **dict.fromkeys(
+        (
+            "simulate",
+            "surface",
+            "architecture",
+            "sweep",
+            "covariance",
+            "train",
+            "hdi",
+            "theory",
+            "heads",
+            "connect",
+            "Lab",
+            "InvalidRequest",
+            "JobFailed",
+        ),
+        "headdiv.lab",
+    ),
+    "show": "headdiv.show",
+    "Result": "headdiv.results",
+    "Summary": "headdiv.results",
+}
+__all__ = ["__version__", *_FROM]
+
+if TYPE_CHECKING:  # what the names are, for type checkers and editors (loaded lazily at run time)
+    from headdiv.lab import InvalidRequest as InvalidRequest
+    from headdiv.lab import JobFailed as JobFailed
+    from headdiv.lab import Lab as Lab
+    from headdiv.lab import architecture as architecture
+    from headdiv.lab import connect as connect
+    from headdiv.lab import covariance as covariance
+    from headdiv.lab import hdi as hdi
+    from headdiv.lab import heads as heads
+    from headdiv.lab import simulate as simulate
+    from headdiv.lab import surface as surface
+    from headdiv.lab import sweep as sweep
+    from headdiv.lab import theory as theory
+    from headdiv.lab import train as train
+    from headdiv.results import Result as Result
+    from headdiv.results import Summary as Summary
+    from headdiv.show import show as show
+
+
+def __getattr__(name: str) -> Any:
+    module = _FROM.get(name)
+    if module is None:
+        raise AttributeError(f"module 'headdiv' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

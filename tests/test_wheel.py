@@ -86,3 +86,31 @@ def test_installed_in_a_fresh_venv_it_computes_beside_a_users_own_server_and_wor
     result = beside_the_notebook("")
     assert result.returncode == 0, result.stdout + result.stderr
     assert '"mse"' in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_fresh_venv_with_the_wheel_runs_the_tutorial_notebook(wheel: Path, tmp_path: Path) -> None:
+    """docs/notebooks/tour.ipynb, end to end, with `headdiv` from the built wheel alone (its dependencies
+    lent from this interpreter, as above), from a directory that is not the checkout."""
+    from tests.test_notebook import NOTEBOOK, RUN
+
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    (site / "lent-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    script = tmp_path / "run_notebook.py"
+    script.write_text(RUN + "import headdiv\nassert headdiv.__file__.startswith(sys.argv[2]), headdiv.__file__\n")
+    result = subprocess.run(
+        [python, script, NOTEBOOK, site],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=500,
+        env={"PATH": "/usr/bin:/bin", "HEADDIV_COMPILE": "off"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "layer 5" in result.stdout and "headdiv simulate " in result.stdout

@@ -96,8 +96,13 @@ def weighting_csv(result: SimulationResult) -> str:
     return records_csv(records)
 
 
+def python_call(command: str, body: dict[str, Any]) -> str:
+    """The `headdiv` Python call of a request: the subcommand's name, the body's fields as keywords."""
+    return f"headdiv.{command}(" + ", ".join(f"{k}={v!r}" for k, v in sorted(body.items())) + ")"
+
+
 def reproduce_commands(api_url: str, path: str, body: dict[str, Any]) -> str:
-    """The `curl` call and the `headdiv` command that compute exactly what the view shows."""
+    """The `curl` call, the `headdiv` command and the Python call that compute exactly what the view shows."""
     compact = json.dumps(body, separators=(",", ":"), sort_keys=True)
     lines = [
         "# over HTTP (waits up to 60 s for the result):",
@@ -107,4 +112,5 @@ def reproduce_commands(api_url: str, path: str, body: dict[str, Any]) -> str:
     cli = CLI_COMMANDS.get(path)
     if cli:
         lines += ["", "# on this machine, no server needed:", f"headdiv {cli} {shlex.quote(compact)}"]
+        lines += ["", "# in Python or a notebook (import headdiv):", python_call(cli, body)]
     return "\n".join(lines)
