@@ -50,6 +50,12 @@ def _request(spec: CallSpec, given: BaseModel | Mapping[str, Any] | None, fields
         raise InvalidRequest(error_lines(exc.errors(include_url=False))) from None
 
 
+def _has(module: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
+
+
 class _Bar:
     """A progress bar when tqdm is installed and the job is long enough to care; otherwise nothing."""
 
@@ -62,7 +68,10 @@ class _Bar:
             return
         if self.bar is None:
             try:
-                from tqdm.auto import tqdm  # type: ignore[import-untyped,unused-ignore]
+                from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]
+
+                if _has("ipywidgets"):  # a notebook's widget bar (tqdm.auto warns without ipywidgets)
+                    from tqdm.auto import tqdm  # type: ignore[import-untyped,no-redef,unused-ignore]
             except ImportError:
                 self.shown = False
                 return
