@@ -7,6 +7,8 @@ import asyncio
 import gzip
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import brotli
 import httpx
@@ -47,6 +49,13 @@ class Counting:
             body = b"the app was asked to compress"  # the store must ask for the plain body
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def in_own_loop(main: Any) -> None:
+    """Run `main()` on an event loop of its own thread: a session's browser fixture (Playwright's sync API)
+    keeps a loop running in the main thread, where `asyncio.run` refuses to start another."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, main()).result()
 
 
 def _client(store: SharedResponses, inner: Counting) -> httpx.AsyncClient:
@@ -98,7 +107,7 @@ def test_a_hundred_first_requests_at_once_build_the_answer_once_and_get_the_same
             assert head.status_code == 200 and head.content == b"" and int(head.headers["content-length"]) > 0
             assert inner.calls == 1
 
-    asyncio.run(run())
+    in_own_loop(run)
 
 
 def test_what_could_differ_between_visitors_is_never_shared() -> None:
@@ -118,7 +127,7 @@ def test_what_could_differ_between_visitors_is_never_shared() -> None:
             assert inner.calls == calls + 2 and "/api/v1/health" not in store.items
             assert answer.status_code == 404
 
-    asyncio.run(run())
+    in_own_loop(run)
 
 
 def test_a_files_many_names_are_stored_once_and_a_query_is_no_new_answer() -> None:
@@ -138,7 +147,7 @@ def test_a_files_many_names_are_stored_once_and_a_query_is_no_new_answer() -> No
             assert store.bytes == kept  # the same content again: no new bytes
             assert (await client.get("/_dash-layout")).headers["cache-control"] == REVALIDATE
 
-    asyncio.run(run())
+    in_own_loop(run)
 
 
 def test_the_server_warms_the_first_view_and_serves_dashs_own_layout_from_memory() -> None:
