@@ -62,7 +62,10 @@ def build_registry(views: list[View]) -> UrlRegistry:
 
 def _hiding_css() -> str:
     """`hide=X` puts class `hide-X` on the page root; these rules hide control X or page part X."""
-    rules = [f".hide-{k} .ctl-{k}, .hide-{k} .part-{k} {{ display: none !important; }}" for k in HIDEABLE]
+    # as specific as the components' own rules (Dash's tab bar sets its display with !important too)
+    rules = [
+        f"body .root.hide-{k} .ctl-{k}, body .root.hide-{k} .part-{k} {{ display: none !important; }}" for k in HIDEABLE
+    ]
     return "\n".join(rules)
 
 

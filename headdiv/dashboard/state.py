@@ -97,6 +97,8 @@ HIDEABLE: tuple[str, ...] = (
     "sidebar",
 )
 """What `hide=` may name: any scenario control, or a part of the page."""
+EMBED_HIDES = frozenset({"sidebar", "tabs", "explain", "reproduce", "export", "presets", "advanced"})
+"""What `embed=1` hides besides the header and the tour panel: a frame shows the view's charts alone."""
 
 
 def global_params(tabs: Iterable[str]) -> list[Param]:
@@ -118,6 +120,13 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
             False,
             label="lecture mode",
             help="Lecture mode: hides the advanced panel, reproduce box and export.",
+        ),
+        Param(
+            "embed",
+            "bool",
+            False,
+            label="embedded",
+            help="Only the view's charts, for a frame in another page (no header, sidebar, tabs or text).",
         ),
         replace(checkbox("large", False, "large-fonts", "Large fonts for projectors."), label="large fonts"),
         Param(
@@ -155,6 +164,8 @@ class State:
         out = set(self.values.get("hide", ()))
         if self.values.get("lecture"):
             out |= {"advanced", "reproduce", "export"}
+        if self.values.get("embed"):
+            out |= EMBED_HIDES
         return out
 
     def to_data(self) -> dict[str, Value]:

@@ -22,7 +22,7 @@ from headdiv.dashboard.state import INACTIVE_WHEN, State, UrlRegistry, inactive_
 from headdiv.dashboard.tours import expand, pin
 from headdiv.dashboard.views.base import STATE_STORE, View
 
-KEEP_ON_PRESET = ("tab", "hide", "lecture", "large", "img")
+KEEP_ON_PRESET = ("tab", "hide", "lecture", "large", "img", "embed")
 """Page-level parameters a preset leaves as they are (a lecturer's hidden controls stay hidden)."""
 SIDEBAR_PARTS = frozenset({*PRIMARY, "advanced", "presets"})
 """What the sidebar shows; when a lecturer hides all of it, the page drops its column."""
@@ -61,6 +61,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
         if hidden >= SIDEBAR_PARTS:  # nothing left in the sidebar: its column goes to the charts
             hidden.add("sidebar")
         classes = ["root"] + [f"hide-{k}" for k in sorted(hidden)] + (["large"] if st.get("large") else [])
+        classes += ["embed"] if st.get("embed") else []
         shown = by_id.get(str(tab))
         reasons = {**inactive_scenario_keys(st.values), **(shown.ignored(st) if shown is not None else {})}
         return [

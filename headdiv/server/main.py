@@ -173,5 +173,6 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     if sharing:  # the same page, layout and bundles for every visitor: built and compressed once (outside GZip)
         app.add_middleware(SharedResponseMiddleware, store=shared)
     # outermost: every response, the 413/408 of the body limits included, carries the headers
-    app.add_middleware(SecurityHeadersMiddleware, csp=content_security_policy(script_hashes))
+    csp = content_security_policy(script_hashes, settings.framing_origins)
+    app.add_middleware(SecurityHeadersMiddleware, csp=csp)
     return app

@@ -6,11 +6,15 @@ laptop with nothing else installed gets.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from pydantic import Field, model_validator
 
 from headdiv.workers.jobs.settings import JobSettings
+
+ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+"""An origin a frame may come from: scheme, host, optional port; no path, no wildcard."""
 
 
 class ServerSettings(JobSettings):
@@ -78,6 +82,11 @@ class ServerSettings(JobSettings):
     max_queued_work: float = Field(
         1.6e12, gt=0, description="Work all clients together may have queued or running; a new job beyond it gets 429."
     )
+    frame_ancestors: str = Field(
+        "",
+        description="Origins allowed to show the dashboard in a frame (a course page embedding a view with "
+        "?embed=1), separated by spaces or commas, e.g. 'https://lms.example.edu'; empty: none may.",
+    )
     shared_responses: bool = Field(
         True,
         description="Answer the page, Dash's layout and dependencies and the bundles from memory, compressed once "
@@ -86,6 +95,17 @@ class ServerSettings(JobSettings):
     access_log: bool = Field(
         False, description="Log every request (uvicorn's access log); off by default, it costs CPU per request."
     )
+
+    @property
+    def framing_origins(self) -> list[str]:
+        return [o for o in self.frame_ancestors.replace(",", " ").split() if o]
+
+    @model_validator(mode="after")
+    def _check_origins(self) -> ServerSettings:
+        bad = [o for o in self.framing_origins if not ORIGIN.fullmatch(o)]
+        if bad:
+            raise ValueError(f"frame_ancestors: {bad[0]!r} is not an origin such as https://lms.example.edu")
+        return self
 
     @model_validator(mode="after")
     def _derive_api_url(self) -> ServerSettings:

@@ -204,5 +204,5 @@ def test_the_covariance_labs_angles_slider_redraws_its_charts_live(page: Any, se
     page.wait_for_function(
         "() => window.headdivLive.trail.some((q) => new URLSearchParams(q).get('cv_n') === '4')", timeout=60_000
     )
-    points = page.evaluate("(s) => document.querySelector(s).data[0].x.length", split)
-    assert points == 4
+    # and the charts end on the new number of angles (the release's own drawing agrees with the live one)
+    page.wait_for_function("(s) => document.querySelector(s).data[0].x.length === 4", arg=split, timeout=60_000)

@@ -4,7 +4,9 @@ One policy serves the whole site (API, /docs, the dashboard and its assets): eve
 origin, no inline script but the few whose hashes are listed (Dash's renderer start-up, Swagger UI's
 set-up), styles inline allowed (Plotly and MathJax write style attributes), images also from `data:`
 and `blob:` URLs (Plotly's image export, MathJax's SVG). `frame-ancestors 'none'` and X-Frame-Options
-keep the pages out of other sites' frames (clickjacking). A pure ASGI middleware, so it also covers the
+keep the pages out of other sites' frames (clickjacking), unless an operator lists the origins that may
+frame them (`HEADDIV_FRAME_ANCESTORS`: then `frame-ancestors` names them, and X-Frame-Options, which cannot,
+is left out). A pure ASGI middleware, so it also covers the
 mounted Dash app and streamed or 4xx responses; a response that sets its own policy keeps it.
 """
 
@@ -15,8 +17,11 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-def content_security_policy(script_hashes: Iterable[str] = ()) -> str:
+def content_security_policy(script_hashes: Iterable[str] = (), frame_ancestors: Iterable[str] = ()) -> str:
+    """The site's policy; `frame_ancestors` lists the origins allowed to frame its pages (none: no framing),
+    for a view embedded with `?embed=1` in a course page (`HEADDIV_FRAME_ANCESTORS`)."""
     scripts = " ".join(["'self'", *sorted(set(script_hashes))])
+    framers = " ".join(frame_ancestors) or "'none'"
     return "; ".join(
         [
             "default-src 'self'",
@@ -29,7 +34,7 @@ def content_security_policy(script_hashes: Iterable[str] = ()) -> str:
             "object-src 'none'",
             "base-uri 'self'",
             "form-action 'self'",
-            "frame-ancestors 'none'",
+            f"frame-ancestors {framers}",
         ]
     )
 
@@ -39,10 +44,11 @@ class SecurityHeadersMiddleware:
         self.app = app
         self.headers = [
             (b"x-content-type-options", b"nosniff"),
-            (b"x-frame-options", b"DENY"),
             (b"referrer-policy", b"same-origin"),
             (b"content-security-policy", csp.encode()),
         ]
+        if "frame-ancestors 'none'" in csp:  # X-Frame-Options cannot name origins: only when none may frame
+            self.headers.insert(1, (b"x-frame-options", b"DENY"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -171,7 +171,7 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     dashboard = dashboard_app(api_url)
-    csp = content_security_policy(dashboard.script_hashes)
+    csp = content_security_policy(dashboard.script_hashes, ServerSettings().framing_origins)
     sock = listen(args.host, args.port, err, "choose another with --port N")
     if sock is None:
         return EXIT_FAILED
