@@ -8,6 +8,7 @@ and one log line; it also returns the hashes of the page's inline scripts, for t
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,19 +36,25 @@ class Dashboard:
     the page does not name them, so the server warms them by name."""
 
 
-def dashboard_app(api_url: str, *, public_url: str | None = None, upload_limit: int | None = None) -> Dashboard:
-    """The real Dash app when it imports; otherwise a small page that says why (the API still works)."""
+def dashboard_app(
+    api_url: str, *, public_url: str | None = None, upload_limit: int | None = None, body_limit: int = 1 << 20
+) -> Dashboard:
+    """The real Dash app when it imports; otherwise a small page that says why (the API still works).
+    `body_limit`: the largest request body it holds (a callback's; a model upload streams to the API)."""
     try:
         from a2wsgi import WSGIMiddleware
 
         from headdiv.dashboard.app import create_dash_app  # type: ignore[import-not-found,unused-ignore]
+        from headdiv.dashboard.upload_relay import upload_url
     except ImportError as exc:
         log.warning("dashboard unavailable: %s", exc)
         return Dashboard(_placeholder(f"import failed: {exc}"))
     dash_app = create_dash_app(api_url, public_url=public_url, upload_limit=upload_limit)
     hashes = harden(dash_app)
     wsgi: ASGIApp = WSGIMiddleware(dash_app.server, workers=WSGI_THREADS)  # type: ignore[assignment,unused-ignore]
-    return Dashboard(WholeBody(wsgi), hashes, _lazy_bundles(dash_app))
+    relay = upload_url(dash_app.config.requests_pathname_prefix)
+    held = WholeBody(wsgi, max_bytes=body_limit, stream_paths=(relay,))
+    return Dashboard(held, hashes, _lazy_bundles(dash_app))
 
 
 def _lazy_bundles(dash_app: Any) -> list[str]:
@@ -141,22 +148,35 @@ def _placeholder(reason: str) -> ASGIApp:
 class WholeBody:
     """Reads a request's whole body on the event loop before the WSGI app gets a thread: a phone that sends
     a callback's body slowly then holds a coroutine, not one of the dashboard's few threads (ten such
-    phones froze every page and callback). The body's size and time limits are the server's
-    (`headdiv.server.api.limits`, outside this)."""
+    phones froze every page and callback). Its time limits are the server's (`headdiv.server.api.limits`,
+    outside this, under `headdiv serve`). Held bodies are bounded (`max_bytes`: 413 beyond, so a stand-alone
+    `headdiv dashboard`, which has no body limits of its own, cannot be made to hold one in memory); a model
+    upload relayed to the API (`upload_relay`) streams through as it comes, never held."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int = 1 << 20, stream_paths: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.max_bytes = max_bytes
+        self.stream_paths = stream_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+        if (
+            scope["type"] != "http"
+            or scope.get("method") in ("GET", "HEAD", "OPTIONS")
+            or scope.get("path", "").rstrip("/") in self.stream_paths
+        ):
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
+        held = 0
         while True:
             message = await receive()
             if message["type"] != "http.request":  # the client left: nothing to answer
                 return
             chunks.append(message.get("body", b""))
+            held += len(chunks[-1])
+            if held > self.max_bytes:
+                await _too_large(send, self.max_bytes)
+                return
             if not message.get("more_body", False):
                 break
         replayed = False
@@ -169,3 +189,10 @@ class WholeBody:
             return await receive()  # after the body: only the disconnect
 
         await self.app(scope, replay, send)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = json.dumps({"detail": f"request body too large: the limit here is {limit} bytes"}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 413, "headers": [*headers, (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})

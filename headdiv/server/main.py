@@ -165,7 +165,10 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     app.include_router(fallback_router)
     if mount_dashboard:
         dashboard = dashboard_app(
-            settings.api_url or "", public_url=settings.public_url, upload_limit=settings.max_upload_bytes
+            settings.api_url or "",
+            public_url=settings.public_url,
+            upload_limit=settings.max_upload_bytes,
+            body_limit=settings.max_body_bytes,
         )
         script_hashes += dashboard.script_hashes
         lazy_bundles += dashboard.lazy_bundles

@@ -145,3 +145,50 @@ def test_a_body_trickled_just_inside_the_stall_timeout_meets_the_whole_bodys_dea
         answer += _answer(trickle)
         assert answer.startswith(b"HTTP/1.1 408 ") and b"in all" in answer, answer[:300]
         assert time.monotonic() - begun < 6
+
+
+def test_a_held_body_is_bounded_and_a_relayed_upload_streams_through() -> None:
+    """`WholeBody` holds a callback's body (at most `max_bytes`: 413 beyond, without calling the app, as a
+    stand-alone `headdiv dashboard` has no other body limit) and passes an upload's pieces on as they come."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from headdiv.server.dashboard_mount import WholeBody
+
+    seen: list[list[int]] = []
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        pieces = []
+        while True:
+            message = await receive()
+            pieces.append(len(message.get("body", b"")))
+            if not message.get("more_body"):
+                break
+        seen.append(pieces)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def call(path: str, sizes: list[int]) -> int:
+        queue = [
+            {"type": "http.request", "body": b"x" * n, "more_body": i < len(sizes) - 1} for i, n in enumerate(sizes)
+        ]
+        status: list[int] = []
+
+        async def receive() -> Any:
+            return queue.pop(0)
+
+        async def send(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        app = WholeBody(inner, max_bytes=1000, stream_paths=("/api/v1/models/hdi",))
+        await app({"type": "http", "method": "POST", "path": path, "headers": []}, receive, send)
+        return status[0]
+
+    def run(path: str, sizes: list[int]) -> int:
+        with ThreadPoolExecutor(1) as pool:  # a loop of its own (a browser fixture may hold the main one)
+            return pool.submit(asyncio.run, call(path, sizes)).result()
+
+    assert run("/_dash-update-component", [400, 400]) == 200 and seen[-1] == [800]  # held, then given whole
+    assert run("/_dash-update-component", [600, 600]) == 413 and len(seen) == 1  # over the bound: app not called
+    assert run("/api/v1/models/hdi", [600, 600, 600]) == 200 and seen[-1] == [600, 600, 600]  # streamed

@@ -170,14 +170,15 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from headdiv.server.settings import ServerSettings
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
-    dashboard = dashboard_app(api_url)
-    csp = content_security_policy(dashboard.script_hashes, ServerSettings().framing_origins)
+    settings = ServerSettings()
+    dashboard = dashboard_app(api_url, body_limit=settings.max_body_bytes)
+    csp = content_security_policy(dashboard.script_hashes, settings.framing_origins)
     sock = listen(args.host, args.port, err, "choose another with --port N")
     if sock is None:
         return EXIT_FAILED
     print(f"headdiv dashboard: talking to the API at {api_url}", file=out, flush=True)
     print(f"headdiv dashboard: open {browser_url(args.host, args.port)} in a browser", file=out, flush=True)
     served = GZipMiddleware(dashboard.app, minimum_size=COMPRESS_FROM_BYTES)
-    config = uvicorn_config(SecurityHeadersMiddleware(served, csp=csp), ServerSettings(), args.host, args.port)
+    config = uvicorn_config(SecurityHeadersMiddleware(served, csp=csp), settings, args.host, args.port)
     uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK
