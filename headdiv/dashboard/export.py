@@ -5,8 +5,6 @@ Pure functions (no Dash), so the exact text a user copies is tested without a br
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import shlex
 from typing import Any
@@ -16,7 +14,7 @@ from headdiv.workers.schemas.results.common import ResultModel
 from headdiv.workers.schemas.results.labs import CovarianceResult
 from headdiv.workers.schemas.results.simulation import SimulationResult
 from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
-from headdiv.workers.schemas.tables import records_csv
+from headdiv.workers.schemas.tables import csv_text, records_csv
 from headdiv.workers.schemas.weightings import WEIGHTINGS
 
 CLI_COMMANDS: dict[str, str] = {kind.path: kind.command for kind in JOB_KINDS.values()}
@@ -51,11 +49,7 @@ def result_to_csv(result: ResultModel) -> str:
         return records_csv([c.model_dump(mode="json") for c in result.candidates])
     rows: list[tuple[str, Any]] = []
     _flatten("", result.model_dump(mode="json"), rows)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["key", "value"])
-    w.writerows(rows)
-    return buf.getvalue()
+    return csv_text(["key", "value"], [list(row) for row in rows])
 
 
 def weighting_result(result: SimulationResult) -> dict[str, Any]:

@@ -222,3 +222,36 @@ def test_a_surface_names_its_axes_as_the_sidebar_does(surface: dict[str, Any]) -
     fig = sweeps.surface_heatmap(SurfaceResult.model_validate(surface))
     assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("angle θ between heads (°)", "heads H")
     assert sweeps.param_title("phi") == "AR(1) φ" and sweeps.param_title("not-a-key") == "not-a-key"
+
+
+def test_every_csv_quotes_a_cell_a_spreadsheet_would_run_as_a_formula() -> None:
+    """OWASP's rule, for a model's file name and tensor names from a stranger's upload: a text cell starting
+    with = + - @ tab or carriage return is written as text ('=...); numbers, negative ones too, stay numbers."""
+    import csv as csv_module
+    import io
+
+    from headdiv.dashboard.export import result_to_csv
+    from headdiv.workers.schemas.results.reports import ModelHeadsReport
+    from headdiv.workers.schemas.tables import records_csv
+
+    evil = ['=HYPERLINK("http://x","y")', "=1+cmd|' -C calc'!A0", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"]
+    text = records_csv([{"name": name, "value": -0.5} for name in evil] + [{evil[1]: 1.0}])
+    rows = list(csv_module.reader(io.StringIO(text, newline="")))
+    assert rows[0] == ["name", "value", "'" + evil[1]]  # a header cell too
+    assert [row[0] for row in rows[1:-1]] == ["'" + name for name in evil]  # one cell each, line breaks kept
+    assert rows[1][1] == "-0.5"  # a negative number is left as it is
+    report = ModelHeadsReport.model_validate(
+        {
+            "model": evil[0],
+            "style": "bert",
+            "num_heads": 2,
+            "num_kv_heads": 2,
+            "d_model": 4,
+            "d_k": 2,
+            "seed": 0,
+            "expected_random_hdi": None,
+            "layers": [],
+        }
+    )
+    cells = [c for row in csv_module.reader(io.StringIO(result_to_csv(report), newline="")) for c in row]
+    assert "'" + evil[0] in cells and evil[0] not in cells

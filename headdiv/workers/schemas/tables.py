@@ -9,6 +9,27 @@ from typing import Any
 
 from headdiv.workers.schemas.results.reports import ModelHeadsReport
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's CSV injection rule)."""
+
+
+def safe_cell(value: Any) -> Any:
+    """A text cell that a spreadsheet would run as a formula, quoted so it shows as text (`'=...`): a model's
+    file name or a tensor's name comes from whoever made the file. Numbers (a negative one too) stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_text(header: list[Any], rows: list[list[Any]]) -> str:
+    """The one way a table becomes CSV here: every cell through `safe_cell`."""
+    buf = io.StringIO()
+    # lines end "\r\n" (RFC 4180): a cell holding a line break of either kind is then quoted, one cell still
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow([safe_cell(h) for h in header])
+    w.writerows([[safe_cell(v) for v in row] for row in rows])
+    return buf.getvalue()
+
 
 def records_csv(records: list[dict[str, Any]]) -> str:
     """Records (dicts of scalars) as CSV with the union of their keys as header."""
@@ -17,11 +38,7 @@ def records_csv(records: list[dict[str, Any]]) -> str:
         for k, v in r.items():
             if k not in keys and not isinstance(v, (dict, list)):
                 keys.append(k)
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    w.writerows(records)
-    return buf.getvalue()
+    return csv_text(keys, [[r.get(k, "") for k in keys] for r in records])
 
 
 def head_clusters_csv(result: ModelHeadsReport) -> str:
