@@ -27,10 +27,6 @@ class CallSpec:
     kind: str | None = None
     """The job kind, for a computation run as a job (None: an instant report)."""
 
-    @property
-    def command(self) -> str:
-        return self.name
-
 
 CALLS: dict[str, CallSpec] = {
     **{k.command: CallSpec(k.command, k.request, k.result, k.path, "POST", k.name) for k in JOB_KINDS.values()},

@@ -10,8 +10,6 @@ itself: `r.mse`), the validated request and the job id (the same id the API and 
 from __future__ import annotations
 
 import html
-import json
-import shlex
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -118,10 +116,9 @@ class Result:
     # -- the other doors
     def command(self) -> str:
         """The `headdiv` command line that computes exactly this result on any machine."""
-        from headdiv.calls import CALLS
+        from headdiv.dashboard.export import cli_call
 
-        body = json.dumps(self.request.model_dump(mode="json"), separators=(",", ":"), sort_keys=True)
-        return f"headdiv {CALLS[self.call].command} {shlex.quote(body)}"
+        return cli_call(self.call, self.request.model_dump(mode="json"))
 
     def python(self) -> str:
         """The Python call that computes exactly this result."""

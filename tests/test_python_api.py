@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import json
 import shlex
-import socket
 import subprocess
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 import headdiv
@@ -27,6 +24,7 @@ from headdiv.summaries import SUMMARIES, TABLES
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from tests.server.conftest import embedded_settings
+from tests.server.helpers import ServerThread
 
 SMALL: dict[str, Any] = {"H": 4, "d_k": 2, "n": 64, "replicates": 20, "queries": 16, "seed": 7}
 
@@ -108,19 +106,8 @@ def headdiv_app() -> Any:
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """An embedded server (API only) in a thread, for the remote calls."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    running = uvicorn.Server(uvicorn.Config(headdiv_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not running.started:
-        assert time.monotonic() < deadline and thread.is_alive()
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(timeout=30)
+    with ServerThread(headdiv_app()) as running:
+        yield running.url
 
 
 def test_local_and_remote_calls_return_equal_results_with_the_same_job_id(server: str) -> None:

@@ -44,19 +44,25 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
     assert any(n.startswith("headdiv/dashboard/explanations/") for n in names)
 
 
-@pytest.mark.slow
-def test_installed_in_a_fresh_venv_it_computes_beside_a_users_own_server_and_workers(
-    wheel: Path, tmp_path: Path
-) -> None:
+def venv_with(wheel: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A fresh venv holding the wheel alone: (its python, its site-packages). The wheel itself goes into it;
+    its dependencies (torch and the rest) are lent from this interpreter's site-packages by a path line,
+    which does not run this checkout's editable-install hook."""
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv)
     python = venv / "bin" / "python"
     site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
-    # The wheel itself goes into the fresh venv; its dependencies (torch and the rest) are lent from this
-    # interpreter's site-packages by a path line, which does not run this checkout's editable-install hook.
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)
     (site / "lent-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python, site
+
+
+@pytest.mark.slow
+def test_installed_in_a_fresh_venv_it_computes_beside_a_users_own_server_and_workers(
+    wheel: Path, tmp_path: Path
+) -> None:
+    python, site = venv_with(wheel, tmp_path)
 
     notebook = tmp_path / "notebook"
     (notebook / "workers").mkdir(parents=True)
@@ -95,13 +101,7 @@ def test_a_fresh_venv_with_the_wheel_runs_the_tutorial_notebook(wheel: Path, tmp
     lent from this interpreter, as above), from a directory that is not the checkout."""
     from tests.test_notebook import NOTEBOOK, RUN
 
-    venv = tmp_path / "venv"
-    run(sys.executable, "-m", "venv", "--without-pip", venv)
-    python = venv / "bin" / "python"
-    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(site)
-    (site / "lent-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    python, site = venv_with(wheel, tmp_path)
     script = tmp_path / "run_notebook.py"
     script.write_text(RUN + "import headdiv\nassert headdiv.__file__.startswith(sys.argv[2]), headdiv.__file__\n")
     result = subprocess.run(

@@ -90,6 +90,11 @@ def weighting_csv(result: SimulationResult) -> str:
     return records_csv(records)
 
 
+def cli_call(command: str, body: dict[str, Any]) -> str:
+    """The `headdiv` command line of a request: the subcommand and the body as compact, sorted JSON."""
+    return f"headdiv {command} {shlex.quote(json.dumps(body, separators=(',', ':'), sort_keys=True))}"
+
+
 def python_call(command: str, body: dict[str, Any]) -> str:
     """The `headdiv` Python call of a request: the subcommand's name, the body's fields as keywords."""
     return f"headdiv.{command}(" + ", ".join(f"{k}={v!r}" for k, v in sorted(body.items())) + ")"
@@ -105,6 +110,6 @@ def reproduce_commands(api_url: str, path: str, body: dict[str, Any]) -> str:
     ]
     cli = CLI_COMMANDS.get(path)
     if cli:
-        lines += ["", "# on this machine, no server needed:", f"headdiv {cli} {shlex.quote(compact)}"]
+        lines += ["", "# on this machine, no server needed:", cli_call(cli, body)]
         lines += ["", "# in Python or a notebook (import headdiv):", python_call(cli, body)]
     return "\n".join(lines)

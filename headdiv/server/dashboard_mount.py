@@ -8,13 +8,14 @@ and one log line; it also returns the hashes of the page's inline scripts, for t
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from headdiv.server.api.limits import TooLarge, send_refusal
 
 log = logging.getLogger(__name__)
 WSGI_THREADS = 16
@@ -175,7 +176,7 @@ class WholeBody:
             chunks.append(message.get("body", b""))
             held += len(chunks[-1])
             if held > self.max_bytes:
-                await _too_large(send, self.max_bytes)
+                await send_refusal(send, TooLarge(self.max_bytes, close=True))
                 return
             if not message.get("more_body", False):
                 break
@@ -189,10 +190,3 @@ class WholeBody:
             return await receive()  # after the body: only the disconnect
 
         await self.app(scope, replay, send)
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": f"request body too large: the limit here is {limit} bytes"}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 413, "headers": [*headers, (b"connection", b"close")]})
-    await send({"type": "http.response.body", "body": body})

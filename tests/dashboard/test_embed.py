@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-import uvicorn
 from pydantic import ValidationError
 from starlette.testclient import TestClient
 
@@ -22,6 +19,7 @@ from headdiv.server.settings import ServerSettings
 from tests.dashboard.conftest import ARTIFACTS
 from tests.dashboard.test_browser import SMALL
 from tests.server.conftest import embedded_settings
+from tests.server.helpers import ServerThread, free_port
 
 
 def test_the_policy_names_the_listed_origins_and_only_then_drops_x_frame_options() -> None:
@@ -42,12 +40,6 @@ def test_the_policy_names_the_listed_origins_and_only_then_drops_x_frame_options
 def test_only_origins_may_be_listed(bad: str) -> None:
     with pytest.raises(ValidationError, match="frame_ancestors"):
         ServerSettings(redis_url=None, frame_ancestors=bad)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _course_page(port: int, frame_url: str) -> ThreadingHTTPServer:
@@ -72,21 +64,13 @@ def _course_page(port: int, frame_url: str) -> ThreadingHTTPServer:
 @pytest.fixture(scope="module")
 def allowed() -> Iterator[tuple[str, int]]:
     """The app, framable by one course origin (its port), in a thread: (its URL, the allowed port)."""
-    course = _free_port()
-    port = _free_port()
+    course = free_port()
+    port = free_port()  # the dashboard calls the API at the port its settings name
     settings = ServerSettings(
         redis_url=None, warm_up=False, warm_start=False, port=port, frame_ancestors=f"http://127.0.0.1:{course}"
     )
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive()
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", course
-    server.should_exit = True
-    thread.join(timeout=30)
+    with ServerThread(create_app(settings), port=port) as running:
+        yield running.url, course
 
 
 @pytest.mark.browser
@@ -97,7 +81,7 @@ def test_an_embedded_view_shows_its_charts_in_an_allowed_frame_and_is_refused_el
     url, course = allowed
     link = f"{url}/?tab=ensemble&embed=1&{SMALL}"
     ok = _course_page(course, link)
-    elsewhere_port = _free_port()
+    elsewhere_port = free_port()
     other = _course_page(elsewhere_port, link)
     try:
         page.goto(f"http://127.0.0.1:{course}/")

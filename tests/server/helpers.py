@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
@@ -13,12 +14,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import redis
 import uvicorn
 from fastapi import FastAPI
+
+from headdiv.server.http_guard import uvicorn_config
+from headdiv.server.settings import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,6 +88,13 @@ def watch_surface(client: Any, timeout: float = 180) -> tuple[dict[str, Any], li
         time.sleep(0.05)
     assert body["status"] == "finished", body
     return body, seen
+
+
+def in_own_loop(main: Callable[[], Any]) -> Any:
+    """`asyncio.run(main())` on an event loop of its own thread: a session's browser fixture (Playwright's
+    sync API) keeps a loop running in the main thread, where `asyncio.run` refuses to start another."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
 
 
 def free_port() -> int:
@@ -174,12 +186,16 @@ class WorkerProcess:
 
 
 class ServerThread:
-    """A real uvicorn server on a free port, in a thread of the test process."""
+    """A real uvicorn server on a free port (or `port`), in a thread of the test process; with `settings`, it
+    is configured as `headdiv serve` configures it (the guarded protocol and its limits)."""
 
-    def __init__(self, app: FastAPI) -> None:
-        self.port = free_port()
+    def __init__(self, app: FastAPI, *, port: int | None = None, settings: ServerSettings | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        if settings is not None:
+            config = uvicorn_config(app, settings, "127.0.0.1", self.port, log_level="warning")
+        else:
+            config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -5,7 +5,6 @@ own configuration, and another client's request is answered meanwhile."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,33 +12,20 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from headdiv.server.http_guard import uvicorn_config
 from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings
+from tests.server.helpers import ServerThread, in_own_loop
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @contextmanager
 def serving(**overrides: Any) -> Iterator[tuple[str, int]]:
+    """The embedded app (with the dashboard) under uvicorn configured as `headdiv serve` configures it."""
     settings = embedded_settings(**overrides)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, "127.0.0.1", port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with ServerThread(create_app(settings), settings=settings) as running:
+        yield running.url, running.port
 
 
 def _connect(port: int) -> socket.socket:
@@ -150,9 +136,6 @@ def test_a_body_trickled_just_inside_the_stall_timeout_meets_the_whole_bodys_dea
 def test_a_held_body_is_bounded_and_a_relayed_upload_streams_through() -> None:
     """`WholeBody` holds a callback's body (at most `max_bytes`: 413 beyond, without calling the app, as a
     stand-alone `headdiv dashboard` has no other body limit) and passes an upload's pieces on as they come."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
     from headdiv.server.dashboard_mount import WholeBody
 
     seen: list[list[int]] = []
@@ -186,8 +169,7 @@ def test_a_held_body_is_bounded_and_a_relayed_upload_streams_through() -> None:
         return status[0]
 
     def run(path: str, sizes: list[int]) -> int:
-        with ThreadPoolExecutor(1) as pool:  # a loop of its own (a browser fixture may hold the main one)
-            return pool.submit(asyncio.run, call(path, sizes)).result()
+        return int(in_own_loop(lambda: call(path, sizes)))
 
     assert run("/_dash-update-component", [400, 400]) == 200 and seen[-1] == [800]  # held, then given whole
     assert run("/_dash-update-component", [600, 600]) == 413 and len(seen) == 1  # over the bound: app not called

@@ -7,8 +7,6 @@ import asyncio
 import gzip
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import brotli
 import httpx
@@ -25,6 +23,7 @@ from headdiv.server.shared_responses import (
     pick_encoding,
 )
 from tests.server.conftest import embedded_settings
+from tests.server.helpers import in_own_loop
 
 BUNDLE = (b"var x = 1;\n" * 20000) + b"// end"
 
@@ -49,13 +48,6 @@ class Counting:
             body = b"the app was asked to compress"  # the store must ask for the plain body
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-def in_own_loop(main: Any) -> None:
-    """Run `main()` on an event loop of its own thread: a session's browser fixture (Playwright's sync API)
-    keeps a loop running in the main thread, where `asyncio.run` refuses to start another."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, main()).result()
 
 
 def _client(store: SharedResponses, inner: Counting) -> httpx.AsyncClient:

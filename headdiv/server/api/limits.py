@@ -23,11 +23,12 @@ def is_upload(path: str) -> bool:
     return path.rstrip("/") in UPLOAD_PATHS
 
 
-class _TooLarge(HTTPException):
+class TooLarge(HTTPException):
     """An HTTPException, so FastAPI's body reader lets it through to the JSON error handler."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"request body too large: the limit here is {limit} bytes")
+    def __init__(self, limit: int, close: bool = False) -> None:
+        headers = {"Connection": "close"} if close else None  # the rest of the body is left unread
+        super().__init__(413, f"request body too large: the limit here is {limit} bytes", headers=headers)
 
 
 class _Stalled(HTTPException):
@@ -68,7 +69,7 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = -1
                 if declared > limit or declared < 0:
-                    await self._reject(send, _TooLarge(limit))
+                    await self._reject(send, TooLarge(limit))
                     return
         received = 0
         started = False
@@ -89,7 +90,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise _TooLarge(limit)
+                    raise TooLarge(limit)
                 body_done = not message.get("more_body", False)
             return message
 
@@ -101,11 +102,11 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except (_TooLarge, _Stalled) as exc:
+        except (TooLarge, _Stalled) as exc:
             if not started:
                 await self._reject(send, exc)
         except BaseExceptionGroup as group:
-            found = group.subgroup((_TooLarge, _Stalled))
+            found = group.subgroup((TooLarge, _Stalled))
             if found is None or started:
                 raise
             first = found.exceptions[0]
@@ -115,9 +116,15 @@ class BodyLimitMiddleware:
             await self._reject(send, first)
 
     async def _reject(self, send: Send, exc: HTTPException) -> None:
-        body = json.dumps({"detail": exc.detail}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        if exc.status_code == 408:
-            headers.append((b"connection", b"close"))
-        await send({"type": "http.response.start", "status": exc.status_code, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send_refusal(send, exc)
+
+
+async def send_refusal(send: Send, exc: HTTPException) -> None:
+    """A whole JSON answer `{"detail": ...}` with the exception's status (a 408, or an exception that says
+    so, also closes the connection)."""
+    body = json.dumps({"detail": exc.detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if exc.status_code == 408 or (exc.headers or {}).get("Connection") == "close":
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": exc.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
