@@ -48,9 +48,20 @@ class EngineSettings(BaseSettings):
         description="Work units of the first batch of a multi-cell job (small, so a first result comes soon).",
     )
     batch_work: float = Field(2e9, gt=0, description="Work units of the later batches of cells simulated together.")
+    cuda_batch_work: float = Field(
+        4e10, gt=0, description="batch_work on a GPU: many cells per NW call keep the chip busy."
+    )
     chunk_bytes: int = Field(32 << 20, gt=0, description="Memory bound for one chunk of training data and keys.")
     score_bytes: int = Field(
         8 << 20, gt=0, description="Size of one block of attention scores (8 MiB measured best here)."
+    )
+    cuda_chunk_bytes: int = Field(
+        1 << 30, gt=0, description="chunk_bytes on a GPU (at most 1/16 of its free memory at the run's start)."
+    )
+    cuda_score_bytes: int = Field(
+        256 << 20,
+        gt=0,
+        description="score_bytes on a GPU (at most 1/16 of its free memory): a block must fill the chip.",
     )
 
 

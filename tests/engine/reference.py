@@ -23,7 +23,7 @@ CPU = torch.device("cpu")
 def heads(s: Scenario) -> list[np.ndarray]:
     d, H = s.d_k, s.H
     if s.geometry == "random":
-        gen = seeded_generator(s.seed, RANDOM_GEOMETRY, 0, CPU)
+        gen = seeded_generator(s.seed, RANDOM_GEOMETRY, 0)
         raw = torch.randn(H, s.p, d, generator=gen, dtype=torch.float64).numpy()
         return [np.linalg.qr(raw[h])[0] for h in range(H)]
     p = (H + 1) * d

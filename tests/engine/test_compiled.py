@@ -9,7 +9,7 @@ from headdiv.workers.engine import nw
 
 
 @pytest.mark.parametrize("width", [5, 12])  # the narrow kernel and the wide one (nw.NARROW_KEYS)
-def test_compiled_matches_eager(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compiled_matches_eager(width: int, engine_device: torch.device, monkeypatch: pytest.MonkeyPatch) -> None:
     from headdiv.workers.settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "compile", "on")
@@ -17,6 +17,7 @@ def test_compiled_matches_eager(width: int, monkeypatch: pytest.MonkeyPatch) -> 
     g = torch.Generator().manual_seed(3)
     q, k = torch.randn(37, 11, width, generator=g), torch.randn(37, 129, width, generator=g)
     kb, y = torch.randn(37, 129, generator=g), torch.randn(37, 129, generator=g)
+    q, k, kb, y = (t.to(engine_device) for t in (q, k, kb, y))
     fast = nw.nw_attention(q, k, kb, y, with_stats=True, score_bytes=4096)
     kt = k.transpose(1, 2).contiguous()  # the layout a batch writes its keys in
     same = nw.nw_attention(q, kt, kb, y, with_stats=True, score_bytes=4096, transposed=True)

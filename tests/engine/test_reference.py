@@ -104,7 +104,7 @@ def close(a: object, b: object) -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(str(c[k]) for k in ("kernel", "geometry", "weights")))
 def test_engine_matches_numpy_reference(case: dict) -> None:
     s = Scenario(**{**SMALL, **case})
-    got = simulate(s, device="cpu", dtype="float64").model_dump(mode="json")
+    got = simulate(s, dtype="float64").model_dump(mode="json")
     ref = reference.simulate(s)
 
     assert got["p"] == ref["p"]
@@ -157,8 +157,8 @@ def test_float32_default_agrees_with_float64(extra: dict) -> None:
     """Both dtypes see the same draws; float32 (with centred keys) keeps ~6 significant digits."""
     s = Scenario(**{**SMALL, **extra})
     lo, hi = (
-        simulate(s, device="cpu").model_dump(mode="json"),
-        simulate(s, device="cpu", dtype="float64").model_dump(mode="json"),
+        simulate(s).model_dump(mode="json"),
+        simulate(s, dtype="float64").model_dump(mode="json"),
     )
     assert lo["dtype"] == "float32" and hi["dtype"] == "float64"
     np.testing.assert_allclose(lo["mse"], hi["mse"], rtol=1e-5)
@@ -167,8 +167,8 @@ def test_float32_default_agrees_with_float64(extra: dict) -> None:
 
 def test_ar1_with_phi_zero_reproduces_iid_exactly() -> None:
     """φ = 0 chains nothing: the same seed gives the i.i.d. scenario's numbers, bit for bit."""
-    iid = simulate(Scenario(**SMALL), device="cpu").model_dump(mode="json")
-    ar1 = simulate(Scenario(**SMALL, dependence="ar1", phi=0.0), device="cpu").model_dump(mode="json")
+    iid = simulate(Scenario(**SMALL)).model_dump(mode="json")
+    ar1 = simulate(Scenario(**SMALL, dependence="ar1", phi=0.0)).model_dump(mode="json")
     assert ar1["scenario"]["dependence"] == "ar1" and "dependence" not in iid["scenario"]
     for key in ("mse", "bias2", "variance", "covariance", "covariance_matrix", "slice"):
         assert ar1[key] == iid[key]

@@ -94,7 +94,9 @@ def test_a_cell_is_the_simulation_of_its_scenario_whichever_job_computed_it() ->
         alone = simulate(scenario).model_dump(mode="json")
         for key in ("mse", "bias2", "variance", "covariance", "mse_se", "hdi"):
             assert batched[k][key] == pytest.approx(alone[key], rel=1e-6, abs=1e-12), (k, key)
-        assert batched[k]["slice"]["ensemble"] == pytest.approx(alone["slice"]["ensemble"], rel=1e-5, abs=1e-9)
+        # slice values are O(1) and some cross zero: float32's round-off is absolute there (a GPU sums a
+        # batch in another order than a cell alone)
+        assert batched[k]["slice"]["ensemble"] == pytest.approx(alone["slice"]["ensemble"], rel=1e-5, abs=1e-6)
 
 
 def test_cancel_keeps_the_cells_it_finished() -> None:

@@ -108,7 +108,7 @@ def test_step_zero_is_the_monte_carlo_of_the_base() -> None:
     """Held-out draws are the base scenario's own: equiangular heads at its θ give the simulation's numbers."""
     req = request(init="equiangular", base={**TINY, "theta": 40})
     trained = run_training(req, dtype="float64").model_dump(mode="json")
-    sim = simulate(req.base, dtype="float64", device="cpu").model_dump(mode="json")
+    sim = simulate(req.base, dtype="float64").model_dump(mode="json")
     for key in ("mse", "bias2", "variance", "covariance", "hdi", "effective_heads"):
         assert trained[key][0] == pytest.approx(sim[key], rel=1e-7, abs=1e-12), key
 

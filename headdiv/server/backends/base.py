@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from headdiv.server.backends.watch import JobWatch
 from headdiv.workers.jobs.state import JobState
+from headdiv.workers.jobs.worker_info import WorkerInfo
 
 
 class BackendUnavailable(RuntimeError):
@@ -27,6 +28,8 @@ class BackendHealth:
     detail: str = ""
     speed: float | None = None
     """Engine speed (work units per second) of the slowest runner, once measured."""
+    runners: tuple[WorkerInfo, ...] = ()
+    """Each live worker's device and memory as it last reported them (the API process itself when embedded)."""
 
 
 class JobBackend(Protocol):

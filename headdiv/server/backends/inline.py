@@ -31,6 +31,7 @@ from headdiv.workers.jobs.failures import describe_failure, timed_out
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.runner import JobRun, run_and_publish
 from headdiv.workers.jobs.state import CellCount, JobError, JobState
+from headdiv.workers.jobs.worker_info import this_process
 
 log = logging.getLogger(__name__)
 MAX_RECORDS = 4096
@@ -220,6 +221,7 @@ class InlineBackend:
             workers=self.threads,
             device=_device(),
             speed=self.speed.slowest if self.speed else None,
+            runners=(this_process("embedded", _device()),),
         )
 
     def _trim(self) -> None:

@@ -32,6 +32,7 @@ from headdiv.server.backends.base import BackendHealth, BackendUnavailable
 from headdiv.server.backends.rq_fanout import PENDING, FanOut
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
+from headdiv.workers.jobs import worker_info
 from headdiv.workers.jobs.assembly import snapshot
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
@@ -368,6 +369,7 @@ class RQBackend(FanOut):
             ",".join(devices) or "none",
             detail="; ".join(problems),
             speed=speed.slowest if speed else None,
+            runners=tuple(worker_info.read_all(self.redis, list(workers))),
         )
 
 

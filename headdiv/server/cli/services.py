@@ -111,15 +111,23 @@ def worker_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # Idle OpenMP threads that spin for work steal the API's CPU too, for ~10-30% of engine speed.
     # Read by libgomp when torch loads, so it must be set before the import below.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from headdiv.workers.errors import EngineError
+    from headdiv.workers.queue.device_info import describe_memory, device_probe
     from headdiv.workers.queue.worker import run_worker
 
+    try:
+        probe = device_probe()
+    except EngineError as exc:
+        print(f"worker: {exc}", file=err, flush=True)
+        return EXIT_USAGE
     queues = args.queue or (
         [settings.fast_queue_name]
         if args.fast_lane
         else [settings.fast_queue_name, settings.queue_name, settings.low_queue_name]
     )
     print(
-        f"headdiv worker: Redis at {redact_url(redis_url)}, queues {', '.join(queues)}, CPU priority nice {os.nice(0)}"
+        f"headdiv worker: device {probe.label}{describe_memory(probe.memory())}, Redis at {redact_url(redis_url)}, "
+        f"queues {', '.join(queues)}, CPU priority nice {os.nice(0)}"
         f"{' (burst: exits when they are empty)' if args.burst else ''}",
         file=out,
         flush=True,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import torch
 
 from headdiv.workers.errors import EngineError
@@ -35,3 +38,44 @@ def resolve_dtype(name: str | None) -> torch.dtype:
     if choice not in _DTYPES:
         raise EngineError(f"dtype: expected float32 or float64, got {choice!r}")
     return _DTYPES[choice]
+
+
+GIB = float(1 << 30)
+MEMORY_SHARE = 16
+"""A chunk of training data and keys, or a block of scores, takes at most 1/16 of the GPU's free memory:
+a run holds about one chunk and three score blocks (docs/model.md's memory note), so it stays well inside
+what is free even when other workers share the card."""
+
+
+def block_bytes(device: torch.device) -> tuple[int, int]:
+    """(chunk_bytes, score_bytes) for `device`: the CPU's are sized for its caches; a GPU's are larger (one
+    block must fill the chip, and each block costs a few kernel launches) but bounded by its free memory."""
+    s = get_engine_settings()
+    if device.type != "cuda":
+        return s.chunk_bytes, s.score_bytes
+    free, _ = torch.cuda.mem_get_info(device)
+    cap = max(1 << 20, free // MEMORY_SHARE)
+    return min(s.cuda_chunk_bytes, cap), min(s.cuda_score_bytes, cap)
+
+
+def memory_report(device: torch.device) -> str:
+    """'40.1 of 139.8 GiB free' for a GPU; '' for the CPU."""
+    if device.type != "cuda":
+        return ""
+    free, total = torch.cuda.mem_get_info(device)
+    return f"{free / GIB:.1f} of {total / GIB:.1f} GiB free"
+
+
+@contextlib.contextmanager
+def out_of_memory_as_error(device: torch.device) -> Iterator[None]:
+    """A GPU that runs out of memory fails the run with a reason, and the worker lives on: the cached
+    blocks are released so that the next job starts with the memory free."""
+    try:
+        yield
+    except torch.OutOfMemoryError:
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        raise EngineError(
+            f"the {device} device ran out of memory ({memory_report(device) or 'none left'}); other work may "
+            "share it: ask for fewer replicates, queries or training points, or run it again later"
+        ) from None

@@ -115,7 +115,7 @@ HeadLayout = BlockGeometry | DenseGeometry
 
 def _normal(seed: int) -> Normal:
     """Seeded float64 normal draws for a geometry that needs randomness (the same for every device)."""
-    gen = seeded_generator(seed, RANDOM_GEOMETRY, 0, torch.device("cpu"))
+    gen = seeded_generator(seed, RANDOM_GEOMETRY, 0)
     return lambda shape: torch.randn(*shape, generator=gen, dtype=torch.float64).numpy()
 
 

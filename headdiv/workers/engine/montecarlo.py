@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from headdiv.workers.engine.batch_plan import GATING, Batch, Call, Plan, Run, Source, plan_batch
+from headdiv.workers.engine.device import block_bytes
 from headdiv.workers.engine.nw import nw_attention
 from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
 from headdiv.workers.engine.targets import apply_target
@@ -33,7 +34,6 @@ from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.kernels import KERNELS
 from headdiv.workers.schemas.weightings import AttentionSums
-from headdiv.workers.settings import get_engine_settings
 
 
 @dataclass
@@ -226,7 +226,7 @@ def run_draws(
     `should_cancel` is polled between blocks of attention scores (`JobCancelled` when it turns true) and
     `progress` receives the fraction of the scores done, a few times a second.
     """
-    settings = get_engine_settings()
+    chunk_bytes, _ = block_bytes(device)
     s0, g0 = batch[0]
     p, H, n, R, nq, C = g0.p, s0.H, s0.n, s0.replicates, s0.queries, len(batch)
     plan = plan_batch(batch, device, dtype)
@@ -239,7 +239,7 @@ def run_draws(
     slices = _Slices(t, torch.empty(C, H, SLICE_POINTS, device=device, dtype=dtype))
 
     per_set = _values_per_set(plan, n, nq, p) * (torch.finfo(dtype).bits // 8)
-    chunk = max(1, min(R, settings.chunk_bytes // per_set))
+    chunk = max(1, min(R, chunk_bytes // per_set))
     tick = _Ticker(should_cancel, progress, R * len(plan.units) * nq * n)  # heads' and big heads' scores
     for r0 in range(0, R, chunk):
         tick(0)

@@ -10,12 +10,13 @@ ever looked up by its name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, Unpack, cast
 
 from pydantic import BaseModel
 
 from headdiv.workers.engine.covariance import run_covariance
-from headdiv.workers.engine.hooks import Runner
+from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device
+from headdiv.workers.engine.hooks import Hooks, Runner
 from headdiv.workers.engine.tables import entry_for
 from headdiv.workers.engine.training import run_training
 from headdiv.workers.schemas import CovarianceRequest
@@ -43,5 +44,12 @@ RUNNERS: tuple[RunnerEntry[Any, Any], ...] = (
 
 
 def runner_for(request: RequestT) -> Runner[RequestT, ResultModel]:
-    """The runner of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
-    return cast(Runner[RequestT, ResultModel], entry_for(RUNNERS, request, "engine runner").run)
+    """The runner of `request`'s kind (a KeyError names a request model with none: a bug, not input); a GPU
+    that runs out of memory fails it with a reason (`device.out_of_memory_as_error`)."""
+    run = cast(Runner[RequestT, ResultModel], entry_for(RUNNERS, request, "engine runner").run)
+
+    def guarded(req: RequestT, /, **hooks: Unpack[Hooks]) -> ResultModel:
+        with out_of_memory_as_error(resolve_device(hooks.get("device"))):
+            return run(req, **hooks)
+
+    return guarded

@@ -3,6 +3,13 @@
 Every replicate gets its own generator seeded from (seed, stream, index), so replicate r's data do
 not depend on how replicates are chunked for memory, and the NumPy reference in the tests can ask for
 exactly the draws the engine used.
+
+Every draw is made by torch's CPU generator and then moved to the working device: CUDA's generator
+(Philox) gives other numbers for the same seed, so a seed would name two different experiments, and a
+result cached by its request would depend on which worker computed it first. With one generator, CPU and
+CUDA runs see the same data and differ only by float rounding (tested in tests/engine with
+HEADDIV_TEST_DEVICE=cuda). Measured on an H200 (README, "On a GPU"), the draws and their copy are a small
+share of a simulation.
 """
 
 from __future__ import annotations
@@ -47,10 +54,18 @@ def derive_seed(seed: int, stream: int, index: int) -> int:
     return _splitmix64(_splitmix64(_splitmix64(seed) ^ stream) ^ index) >> 1
 
 
-def seeded_generator(seed: int, stream: int, index: int, device: torch.device) -> torch.Generator:
-    gen = torch.Generator(device=device)
+def seeded_generator(seed: int, stream: int, index: int) -> torch.Generator:
+    """The CPU generator of one (stream, index) of a scenario's seed (the module's docstring says why CPU)."""
+    gen = torch.Generator()
     gen.manual_seed(derive_seed(seed, stream, index))
     return gen
+
+
+def to_device(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A CPU tensor on `device`: through page-locked memory to a GPU (one asynchronous copy), itself on the CPU."""
+    if device.type == "cpu":
+        return t
+    return (t if t.is_pinned() else t.pin_memory()).to(device, non_blocking=True)
 
 
 def ar1_chain(z: torch.Tensor, phi: float) -> torch.Tensor:
@@ -91,11 +106,12 @@ def training_sets(
     differ only by rounding (and because torch's vectorised float32 sampler is ~5x faster than its
     float64 one: sampling is a large share of a simulation).
     """
-    x = torch.empty(stop - start, n, p, device=device, dtype=torch.float32)
-    eps = torch.empty(stop - start, n, device=device, dtype=torch.float32)
+    pinned = device.type == "cuda"  # drawn straight into page-locked memory: one asynchronous copy over
+    x = torch.empty(stop - start, n, p, dtype=torch.float32, pin_memory=pinned)
+    eps = torch.empty(stop - start, n, dtype=torch.float32, pin_memory=pinned)
 
     def draw(rows: range) -> None:
-        gen = torch.Generator(device=device)
+        gen = torch.Generator()
         for r in rows:
             gen.manual_seed(derive_seed(seed, TRAINING, r))
             torch.randn(n, p, generator=gen, out=x[r - start])
@@ -103,16 +119,16 @@ def training_sets(
 
     # torch's CPU sampler is single-threaded and releases the GIL: split the replicates over the
     # cores (each replicate has its own seed, so the split cannot change the numbers).
-    threads = min(_sampler_threads(), stop - start) if device.type == "cpu" else 1
+    threads = min(_sampler_threads(), stop - start)
     if threads > 1 and (stop - start) * n * p >= 1 << 16:
         bounds = [start + (stop - start) * i // threads for i in range(threads + 1)]
         list(_pool().map(draw, [range(a, b) for a, b in pairwise(bounds)]))
     else:
         draw(range(start, stop))
-    return ar1_chain(x.to(dtype), phi), eps.to(dtype)
+    return ar1_chain(to_device(x, device).to(dtype), phi), to_device(eps, device).to(dtype)
 
 
 def query_points(seed: int, queries: int, p: int, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
     """The fixed query points x*_j (queries, p), drawn once per scenario."""
-    gen = seeded_generator(seed, QUERIES, 0, device)
-    return torch.randn(queries, p, generator=gen, device=device, dtype=torch.float32).to(dtype)
+    gen = seeded_generator(seed, QUERIES, 0)
+    return to_device(torch.randn(queries, p, generator=gen, dtype=torch.float32), device).to(dtype)

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from headdiv.workers.engine import decomposition as dec
-from headdiv.workers.engine.device import resolve_device, resolve_dtype
+from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import Draws, run_draws
 from headdiv.workers.engine.results import result_of
@@ -126,7 +126,8 @@ def simulate_many(
     settings = get_engine_settings()
     total = sum(s.work for s in scenarios) or 1.0
     done = 0.0
-    for batch in plan_batches(scenarios, settings.first_batch_work, settings.batch_work, settings.max_estimates):
+    later = settings.cuda_batch_work if dev.type == "cuda" else settings.batch_work
+    for batch in plan_batches(scenarios, settings.first_batch_work, later, settings.max_estimates):
         started = time.perf_counter()
         cells = [(scenarios[i], build_geometry(scenarios[i])) for i in batch]
         work = sum(s.work for s, _ in cells)
@@ -139,7 +140,8 @@ def simulate_many(
             if progress:
                 progress((before + fraction * work) / total)
 
-        draws = run_draws(list(first.values()), dev, dt, should_cancel=should_cancel, progress=within)
+        with out_of_memory_as_error(dev):
+            draws = run_draws(list(first.values()), dev, dt, should_cancel=should_cancel, progress=within)
         seconds = (time.perf_counter() - started) / len(cells)
         for i, (s, geometry) in zip(batch, cells, strict=True):
             yield i, _result(s, geometry, draws[distinct[draw_key(s)]], dev, dt, seconds)

@@ -27,7 +27,7 @@ from headdiv.workers.engine.diversity import hdi_report
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.engine.sampling import derive_seed, query_points, training_sets
+from headdiv.workers.engine.sampling import query_points, seeded_generator, to_device, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
 from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
@@ -236,9 +236,8 @@ def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> TrainingRes
         start = s.replicates + t * req.batch  # after the held-out replicates 0..R-1
         x, eps = training_sets(s.seed, start, start + req.batch, s.n, p, device=dev, dtype=dt)
         y = apply_target(s.target, x @ a) + s.noise * eps
-        gen = torch.Generator(device=dev)
-        gen.manual_seed(derive_seed(s.seed, TRAINING_QUERIES, t))
-        xq = torch.randn(s.queries, p, generator=gen, device=dev, dtype=torch.float32).to(dt)
+        gen = seeded_generator(s.seed, TRAINING_QUERIES, t)
+        xq = to_device(torch.randn(s.queries, p, generator=gen, dtype=torch.float32), dev).to(dt)
         with torch.set_grad_enabled(t < req.steps):
             fit = ensemble_loss(
                 head_estimates(heads.wq, heads.wk, x, y, xq, scale, distance),

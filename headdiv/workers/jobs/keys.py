@@ -38,3 +38,9 @@ def record_entry(job_id: str) -> str:
 
 EVENTS = f"{PREFIX}:job-events"
 """The pub/sub channel on which runners announce a job's change: `<job id> ended|stepped`."""
+
+
+def worker_info_key(worker: str) -> str:
+    """A live worker's device and memory, as it last reported them (`headdiv.workers.jobs.worker_info`); it
+    expires with the worker."""
+    return f"{PREFIX}:worker-info:{worker}"

@@ -12,11 +12,13 @@ however long the job's own `job_timeout` is. One worker per GPU: start each with
 A worker takes small jobs first (the fast queue), then the others, then background work (the low
 queue); one started with `--fast-lane` takes small jobs only, so they never wait behind long ones.
 After its warm-up it measures its engine speed and publishes it with every heartbeat, for the API's
-admission control (`headdiv.server.admission`).
+admission control (`headdiv.server.admission`); every heartbeat also publishes its device and memory
+(`headdiv.workers.jobs.worker_info`), which GET /api/v1/health lists per worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -30,9 +32,11 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
-from headdiv.workers.jobs.keys import speed_key
+from headdiv.workers.jobs.keys import speed_key, worker_info_key
 from headdiv.workers.jobs.queue import worker_name
 from headdiv.workers.jobs.redis_client import connect
+from headdiv.workers.jobs.worker_info import publish, this_process
+from headdiv.workers.queue.device_info import describe_memory, device_probe
 from headdiv.workers.queue.settings import WorkerSettings, get_worker_settings
 
 log = logging.getLogger(__name__)
@@ -60,6 +64,22 @@ class HeaddivWorker(SimpleWorker):
             worker_registration.register(self, pipeline)
             if self.speed is not None:
                 (pipeline or self.connection).set(speed_key(self.name), repr(self.speed), ex=self.worker_ttl + 60)
+            self._report(pipeline, timeout or self.worker_ttl + 60)
+
+    def register_birth(self) -> None:
+        """RQ's registration, plus the first report of device and memory (so health has it at once)."""
+        super().register_birth()
+        self._report(None, self.worker_ttl + 60)
+
+    def register_death(self) -> None:
+        super().register_death()
+        with contextlib.suppress(RedisError):
+            self.connection.delete(worker_info_key(self.name))
+
+    def _report(self, pipeline: Pipeline | None, ttl_s: int) -> None:
+        """Publish this worker's device and memory now, for as long as its RQ record lives."""
+        probe = device_probe()
+        publish(pipeline or self.connection, this_process(self.name, probe.label, probe.memory()), ttl_s)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl_s
@@ -86,20 +106,13 @@ class HeaddivWorker(SimpleWorker):
                 log.warning("heartbeat for job %s failed: %s", job.id, exc)
 
 
-def _device_label() -> str:
-    """Resolve the engine's device now, loading torch once in this process (never before a fork)."""
-    from headdiv.workers.engine.device import resolve_device
-
-    return str(resolve_device(None))
-
-
 def build_worker(redis_url: str, queue_names: list[str] | None, settings: WorkerSettings) -> HeaddivWorker:
     connection = connect(redis_url, max(settings.redis_socket_timeout_s, 5.0))
     names = queue_names or [settings.fast_queue_name, settings.queue_name, settings.low_queue_name]
     queues = [Queue(name, connection=connection, serializer=JSONSerializer) for name in names]
     worker = HeaddivWorker(
         queues,
-        name=worker_name(_device_label(), socket.gethostname(), os.getpid()),
+        name=worker_name(device_probe().kind, socket.gethostname(), os.getpid()),
         connection=connection,
         serializer=JSONSerializer,
         maintenance_interval=settings.maintenance_interval_s,
@@ -133,6 +146,8 @@ def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: b
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_worker_settings()
+    probe = device_probe()
+    log.info("computing on %s%s", probe.label, describe_memory(probe.memory()))
     HeaddivWorker.speed = settings.work_per_s
     if settings.warm_up:
         threading.Thread(target=_warm_up, args=(settings,), name="headdiv-warm-up", daemon=True).start()

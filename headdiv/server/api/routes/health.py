@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from headdiv.server.api.deps import BackendDep, call
 from headdiv.workers import __version__
+from headdiv.workers.jobs.worker_info import WorkerInfo
 
 router = APIRouter(tags=["health"])
 
@@ -26,6 +27,11 @@ class Health(BaseModel):
         description="Engine speed of the slowest runner, in work units per second, measured at start-up (null "
         "until then). A job needing more than speed * HEADDIV_JOB_TIMEOUT_S work units is refused.",
     )
+    worker_details: list[WorkerInfo] = Field(
+        default_factory=list,
+        description="Each live worker's device and memory at its last heartbeat, by name (scaled mode); embedded, "
+        "this one process.",
+    )
 
 
 @router.get("/health", response_model=Health)
@@ -41,4 +47,5 @@ async def health(backend: BackendDep) -> Health:
         version=__version__,
         detail=h.detail,
         speed=h.speed,
+        worker_details=list(h.runners),
     )
