@@ -66,6 +66,8 @@ class Admission:
     job_timeout_s: float = math.inf
     fast_lane_work: float = 0.0
     max_client_fast_jobs: int = 1 << 30
+    ahead_lease_s: float = 2.0
+    """A job computed ahead of a person lives this long past the last time a client asked for it."""
 
     @classmethod
     def from_settings(cls, settings: ServerSettings) -> Admission:
@@ -75,6 +77,7 @@ class Admission:
             settings.job_timeout_s,
             settings.fast_lane_work,
             settings.max_client_fast_jobs,
+            settings.ahead_lease_s,
         )
 
     def check_ahead(self, work: float, speed: Speed | None, waiting: int) -> None:

@@ -82,6 +82,13 @@ class ServerSettings(JobSettings):
     max_queued_work: float = Field(
         1.6e12, gt=0, description="Work all clients together may have queued or running; a new job beyond it gets 429."
     )
+    ahead_lease_s: float = Field(
+        2.0,
+        gt=0,
+        le=600,
+        description="A job computed ahead of a person (priority=background from a client) stops when no one has "
+        "asked for it for this long: the person moved elsewhere. A person asking for it keeps it for good.",
+    )
     frame_ancestors: str = Field(
         "",
         description="Origins allowed to show the dashboard in a frame (a course page embedding a view with "

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from headdiv.server.admission import Admission, Busy, Claim, Speed, TooLong
 from tests.server.conftest import MODES, service
-from tests.server.helpers import RUN_SEED, maximal_simulation, poll, small
+from tests.server.helpers import RUN_SEED, maximal_simulation, poll, slow_surface, small
 
 ENDED = ("finished", "failed", "canceled")
 MAXIMAL_WORK = 2 * 64 * 1024 * 65536 * 4  # replicates * H * queries * n * (d_k + 3) of `maximal_simulation`
@@ -184,3 +184,25 @@ def test_a_job_asked_for_ahead_is_computed_and_a_person_asking_takes_it_over(
         assert long.status_code == 429 and "only small jobs" in long.json()["message"], long.text
         bad = client.post(SIMULATIONS, params={"priority": "soon"}, json=small(seed=RUN_SEED + 43))
         assert bad.status_code == 422 and "priority" in bad.text
+
+
+@pytest.mark.parametrize("scaled", MODES)
+def test_a_job_computed_ahead_stops_once_no_one_asks_for_it(
+    scaled: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Anticipation that waits behind a person's job and is not asked for again (the person moved elsewhere)
+    ends canceled, saying why; one a person asks for meanwhile is theirs and finishes."""
+    with service(scaled, request, tmp_path, fast_lane=True, ahead_lease_s=0.3) as client:
+        busy = client.post("/api/v1/surfaces", json=slow_surface(cells=8, seed=RUN_SEED + 51))
+        assert busy.status_code == 202, busy.text
+        poll(client, busy.json()["job_id"], lambda body: body["status"] == "running", 60)
+        dropped = client.post(SIMULATIONS, params={"priority": "background"}, json=small(seed=RUN_SEED + 52))
+        kept = client.post(SIMULATIONS, params={"priority": "background"}, json=small(seed=RUN_SEED + 53))
+        assert dropped.status_code == kept.status_code == 202, (dropped.text, kept.text)
+        taken = client.post(SIMULATIONS, json=small(seed=RUN_SEED + 53))  # a person asks for it
+        assert taken.json()["job_id"] == kept.json()["job_id"]
+        ended = poll(client, dropped.json()["job_id"], ENDED, 120)
+        assert ended["status"] == "canceled", ended
+        assert "moved elsewhere" in ended["error"]["message"], ended
+        assert poll(client, kept.json()["job_id"], ENDED, 120)["status"] == "finished"
+        client.delete(f"/api/v1/jobs/{busy.json()['job_id']}")

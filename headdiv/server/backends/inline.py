@@ -27,7 +27,7 @@ from headdiv.workers import reports
 from headdiv.workers.errors import EngineError
 from headdiv.workers.jobs.cache.base import ResultCache
 from headdiv.workers.jobs.cells import Expansion, pending
-from headdiv.workers.jobs.failures import describe_failure, timed_out
+from headdiv.workers.jobs.failures import UNWANTED, describe_failure, timed_out
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.runner import JobRun, run_and_publish
 from headdiv.workers.jobs.state import CellCount, JobError, JobState
@@ -55,10 +55,19 @@ class _Run:
     client: str = ""
     work: float = 0.0
     """The work units it was admitted with (its cells not cached at submission)."""
+    wanted_until: float | None = None
+    """Computed ahead of a person: stopped once the clock passes this (each client's ask renews it); None:
+    someone wants it for good (a person, or the server's own warm start)."""
+
+    def unwanted(self) -> bool:
+        return self.wanted_until is not None and time.monotonic() > self.wanted_until
 
 
 def _canceled(message: str = "canceled on request") -> JobError:
     return JobError(message=message, type="canceled")
+
+
+_UNWANTED = _canceled(UNWANTED)
 
 
 class InlineBackend:
@@ -126,6 +135,10 @@ class InlineBackend:
         with self._lock:
             run = self._runs.get(job_id)
             if run is not None and not run.state.done:
+                if not background:
+                    run.wanted_until = None
+                elif run.wanted_until is not None:
+                    run.wanted_until = time.monotonic() + self.admission.ahead_lease_s
                 if run.background and not background:
                     run.client = client
                     self._promote(run)
@@ -148,6 +161,7 @@ class InlineBackend:
                 background=background,
                 client=client,
                 work=todo.work,
+                wanted_until=time.monotonic() + self.admission.ahead_lease_s if background and client else None,
             )
             self._runs[job_id] = run
             self._runs.move_to_end(job_id)
@@ -241,7 +255,7 @@ class InlineBackend:
 
     def _yield_to_users(self, run: _Run) -> None:
         """A background job waits here while any user's job is queued or running."""
-        while run.background and not self._idle.wait(0.1) and not run.cancel.is_set():
+        while run.background and not self._idle.wait(0.1) and not run.cancel.is_set() and not run.unwanted():
             pass
 
     def _publish(self, run: _Run, state: JobState) -> None:
@@ -253,18 +267,22 @@ class InlineBackend:
 
     def _compute(self, run: _Run) -> None:
         self._yield_to_users(run)
-        if run.cancel.is_set():
-            self._publish(run, run.state.model_copy(update={"status": "canceled", "error": _canceled()}))
+        if run.cancel.is_set() or run.unwanted():
+            reason = _UNWANTED if run.unwanted() else _canceled()
+            self._publish(run, run.state.model_copy(update={"status": "canceled", "error": reason}))
             return
         deadline = time.monotonic() + self.timeout_s
 
         def should_stop() -> bool:
             self._yield_to_users(run)
-            return run.cancel.is_set() or (not run.background and time.monotonic() > deadline)
+            stop = run.cancel.is_set() or run.unwanted()
+            return stop or (not run.background and time.monotonic() > deadline)
 
         def failure(exc: BaseException) -> JobError:
             error = describe_failure(exc)
-            if error.type == "canceled" and not run.cancel.is_set():
+            if error.type == "canceled" and run.unwanted():
+                error = _UNWANTED
+            elif error.type == "canceled" and not run.cancel.is_set():
                 error = timed_out(self.timeout_s)
             if error.type != "canceled" and error.message.startswith("internal error"):
                 log.error("job %s (%s) failed", run.state.job_id, run.kind.name, exc_info=exc)

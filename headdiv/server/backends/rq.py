@@ -184,6 +184,8 @@ class RQBackend(FanOut):
                 return JobState.finished(job_id, raw, cached=True)
             found = self._lookup(job_id, submitting=True)
             if found is not None:
+                # a client asking ahead again keeps a job computed ahead alive; a person keeps it for good
+                self.want(job_id, self.admission.ahead_lease_s if background else self.settings.job_timeout_s + 60)
                 if not background and found.status == "queued":
                     self._promote(job_id)
                 return found
@@ -201,7 +203,10 @@ class RQBackend(FanOut):
                 else:
                     self.admission.check(self._claims(), client, todo.work, self.speed())
                     queue = self.fast_queue if self.admission.fast(todo.work) else self.queue
-                self._enqueue(kind, request, job_id, queue, todo, client)
+                lease = background and bool(client)
+                if lease:
+                    self.want(job_id, self.admission.ahead_lease_s)
+                self._enqueue(kind, request, job_id, queue, todo, client, lease)
             finally:
                 self.redis.delete(claim_key(job_id))
         except (RedisError, CacheUnavailable) as exc:

@@ -18,7 +18,7 @@ from rq.serializers import JSONSerializer
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs.cells import Pending, plan_chunks
 from headdiv.workers.jobs.ids import canonical_payload
-from headdiv.workers.jobs.keys import admitted_key, cancel_key
+from headdiv.workers.jobs.keys import admitted_key, cancel_key, wanted_key
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.queue import CELLS_TASK, TASK
 
@@ -41,7 +41,18 @@ class FanOut:
     fast_queue: Queue
     low_queue: Queue
 
-    def _enqueue(self, kind: str, request: BaseModel, job_id: str, queue: Queue, todo: Pending, client: str) -> None:
+    def want(self, job_id: str, seconds: float) -> None:
+        """Someone wants `job_id` for at least `seconds` more (a leased job stops when no one does): the
+        `wanted` key is created or its time extended, never shortened."""
+        key, ms = wanted_key(job_id), max(1, int(seconds * 1000))
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(key, b"1", px=ms, nx=True)
+            pipe.pexpire(key, ms, gt=True)
+            pipe.execute()
+
+    def _enqueue(
+        self, kind: str, request: BaseModel, job_id: str, queue: Queue, todo: Pending, client: str, lease: bool = False
+    ) -> None:
         """Enqueue the job; a job made of cells not cached yet is fanned out: its missing cells go to chunk
         jobs that any worker may take (RQ's batch enqueue), and the job itself waits for them (RQ dependencies,
         failures allowed: it computes any cell a lost chunk left, then assembles its result)."""
@@ -58,7 +69,7 @@ class FanOut:
             "failure_ttl": s.result_ttl_s,
             "retry": Retry(max=s.job_retries) if s.job_retries else None,
         }
-        meta: dict[str, Any] = {"progress": 0.0, "kind": kind, "run": secrets.token_hex(8)}
+        meta: dict[str, Any] = {"progress": 0.0, "kind": kind, "run": secrets.token_hex(8), "lease": lease}
         if queue is not self.low_queue:  # a user's job: counted against the bounds until it ends
             admitted = admitted_key(self.queue.name)
             self.redis.hset(admitted, job_id, json.dumps([client, todo.work]))
@@ -73,7 +84,7 @@ class FanOut:
                     CELLS_TASK,
                     args=(job_id, [missing[k].canonical() for k in part]),
                     job_id=f"{job_id}-{tag}-{n}",
-                    meta={"progress": 0.0, "kind": "cells", "parent": job_id},
+                    meta={"progress": 0.0, "kind": "cells", "parent": job_id, "lease": lease},
                     description=f"{kind} {job_id[:12]}: {len(part)} cells",
                     **common,
                 )

@@ -9,6 +9,9 @@ from headdiv.workers.jobs.cache.base import NonFiniteResult
 from headdiv.workers.jobs.state import JobError
 from headdiv.workers.schemas.fields import first_error
 
+UNWANTED = "computed ahead of a person who has moved elsewhere: no one asked for it any more"
+"""Why a job computed ahead of a person stopped (its lease ran out: `ServerSettings.ahead_lease_s`)."""
+
 
 def describe_failure(exc: BaseException) -> JobError:
     """The engine's own errors keep their message; anything else is named as an internal error."""

@@ -15,6 +15,12 @@ def cancel_key(job_id: str) -> str:
     return f"{PREFIX}:cancel:{job_id}"
 
 
+def wanted_key(job_id: str) -> str:
+    """Lives while someone wants a job computed ahead of a person (its meta says `lease`): each client's ask
+    renews it for a moment, a person's ask for the job's whole time limit; the job stops once it is gone."""
+    return f"{PREFIX}:wanted:{job_id}"
+
+
 def claim_key(job_id: str) -> str:
     """Held for a moment by whoever enqueues a job id, so concurrent submissions enqueue it once."""
     return f"{PREFIX}:claim:{job_id}"

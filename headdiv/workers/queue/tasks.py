@@ -22,8 +22,8 @@ from rq.timeouts import JobTimeoutException
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
 from headdiv.workers.jobs.cells import Expansion, cached_summaries, cell_id
-from headdiv.workers.jobs.failures import describe_failure, timed_out
-from headdiv.workers.jobs.keys import EVENTS, cancel_key, record_entry
+from headdiv.workers.jobs.failures import UNWANTED, describe_failure, timed_out
+from headdiv.workers.jobs.keys import EVENTS, cancel_key, record_entry, wanted_key
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.redis_client import connect
 from headdiv.workers.jobs.runner import JobRun, fill_cells, run_and_publish
@@ -55,6 +55,10 @@ class _JobHooks:
     def __init__(self, job: Job, also: tuple[str, ...] = ()) -> None:
         self.job = job
         self.flags = [cancel_key(job.id), *(cancel_key(other) for other in also)]
+        meta = job.meta or {}
+        self.lease = wanted_key(meta.get("parent") or job.id) if meta.get("lease") else None
+        """Computed ahead of a person: stops once no one wants it (the key is gone)."""
+        self.unwanted = False
         self.deadline = time.monotonic() + job.timeout if job.timeout and job.timeout > 0 else None
         self._last_progress = 0.0
         self._last_check = 0.0
@@ -71,6 +75,10 @@ class _JobHooks:
         except RedisError as exc:  # progress is best effort: a Redis blip must not fail the job
             log.warning("progress of job %s not published: %s", self.job.id, exc)
 
+    def canceled(self) -> JobError:
+        """Why the job stopped before it started: on request, or no one wants it any more."""
+        return JobError(message=UNWANTED if self.unwanted else "canceled on request", type="canceled")
+
     def timed_out(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline
 
@@ -82,6 +90,8 @@ class _JobHooks:
             self._last_check = now
             try:
                 self._canceled = bool(self.job.connection.exists(*self.flags))
+                if self.lease is not None and not self._canceled:
+                    self._canceled = self.unwanted = not self.job.connection.exists(self.lease)
             except RedisError as exc:  # cannot tell: keep working, and ask again at the next step
                 log.warning("cancel flag of job %s unreadable: %s", self.job.id, exc)
         return self._canceled
@@ -133,13 +143,13 @@ def run(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     job, cache = _current(), _cache()
     hooks = _JobHooks(job)
     if hooks.should_cancel():
-        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
+        return _outcome(job, "canceled", hooks.canceled())
     found = job_kind(kind)
 
     def failure(exc: BaseException) -> JobError:
         if isinstance(exc, JobTimeoutException) or hooks.timed_out():
             return timed_out(float(job.timeout or 0))
-        error = describe_failure(exc)
+        error = hooks.canceled() if hooks.unwanted else describe_failure(exc)
         if error.message.startswith("internal error") or isinstance(exc, CacheUnavailable):
             raise exc  # a bug or a crash: let RQ record the traceback and spend a retry on it
         return error
@@ -168,7 +178,7 @@ def run_cells(parent: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
     job, cache = _current(), _cache()
     hooks = _JobHooks(job, also=(parent,))
     if hooks.should_cancel():
-        return _outcome(job, "canceled", JobError(message="canceled on request", type="canceled"))
+        return _outcome(job, "canceled", hooks.canceled())
     try:
         scenarios = [Scenario.model_validate(c) for c in cells]
         ids = [cell_id(s) for s in scenarios]
@@ -184,6 +194,7 @@ def run_cells(parent: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
         return _outcome(job, "failed", timed_out(float(job.timeout or 0)))
     except Exception as exc:
         error = timed_out(float(job.timeout or 0)) if hooks.timed_out() else describe_failure(exc)
+        error = hooks.canceled() if hooks.unwanted else error
         if error.message.startswith("internal error"):
             raise  # a bug or a crash: let RQ record the traceback and spend a retry on it
         return _outcome(job, "canceled" if error.type == "canceled" else "failed", error)
