@@ -141,6 +141,31 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
     ]
 
 
+MAX_NOTICES = 6
+"""Notices shown for one link: a link's author chooses its text, so the page shows a few and counts the rest."""
+NOTICE_CHARS = 160
+"""Longest notice shown (a value a link carries is echoed in its notice)."""
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def bounded_notices(notices: list[str], unknown: list[str]) -> list[str]:
+    """The notices of one link, bounded: unknown parameters in one line naming the first three, each notice
+    clipped, at most `MAX_NOTICES` of them and a count of the rest."""
+    distinct = list(dict.fromkeys(unknown))
+    if distinct:
+        names = ", ".join(f"'{_clip(k, 24)}'" for k in distinct[:3])
+        more = f" and {len(distinct) - 3} more" if len(distinct) > 3 else ""
+        plural = "s" if len(distinct) > 1 else ""
+        notices = [f"unknown URL parameter{plural} {names}{more} ignored", *notices]
+    shown = [_clip(text, NOTICE_CHARS) for text in notices[:MAX_NOTICES]]
+    if len(notices) > MAX_NOTICES:
+        shown.append(f"and {len(notices) - MAX_NOTICES} more problems with this link")
+    return shown
+
+
 # -- the state and the registry --------------------------------------------------------------------
 @dataclass
 class State:
@@ -244,10 +269,11 @@ class UrlRegistry:
         values = self.defaults()
         notices: list[str] = []
         given: set[str] = set()
+        unknown: list[str] = []
         for key, text in parse_qsl((search or "").lstrip("?"), keep_blank_values=True):
             param = self.params.get(key)
             if param is None:
-                notices.append(f"unknown URL parameter '{key}' ignored")
+                unknown.append(key)
                 continue
             try:
                 value, note = param.parse(text)
@@ -265,7 +291,7 @@ class UrlRegistry:
                 notices.append(f"{problem}; using the default {param.dump(param.default) or param.absent}")
                 values[key] = param.default
         notices += self.repair_scenario(values, given)
-        return State(values, notices)
+        return State(values, bounded_notices(notices, unknown))
 
     def repair_scenario(self, values: dict[str, Value], given: set[str]) -> list[str]:
         """Fall back to defaults for the scenario keys that break a cross-field rule or the budget."""

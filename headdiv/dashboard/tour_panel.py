@@ -27,6 +27,7 @@ from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
 from headdiv.dashboard.views.base import STATE_STORE
+from headdiv.workers.schemas.polls import poll_id_or_none
 
 POLL_REFRESH_MS = 1000
 TOUR_STATE = "tour-state"
@@ -342,8 +343,9 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         q = found[0].steps[found[1] - 1].question
         if q is None:
             return "tour-gate", [], [], True, off
-        chosen = (choice or {}).get(key)
-        poll_id = (poll or {}).get(key)
+        # both stores are the browser's: any JSON may arrive, and only a poll id may become part of a path
+        chosen = choice.get(key) if isinstance(choice, dict) else None
+        poll_id = poll_id_or_none(poll.get(key) if isinstance(poll, dict) else None)
         counts: dict[str, Any] | None = None
         box: list[Component] = []
         if poll_id:

@@ -11,20 +11,18 @@ only say "already answered".
 
 from __future__ import annotations
 
-import re
 from html import escape
 
 from flask import Flask, Response, request
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.tours import Question
-from headdiv.workers.schemas.polls import NOT_ISSUED, POLL_FULL
+from headdiv.workers.schemas.polls import NOT_ISSUED, POLL_FULL, poll_id_or_none
 
 VOTER_COOKIE = "headdiv_voter"
 ANSWERED = "headdiv_answered_"
 """Prefix of the cookie that remembers this phone's answer to one poll (the poll id follows)."""
 COOKIE_S = 86400
-POLL_ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
 STYLE = """body{font-family:system-ui,sans-serif;margin:0;padding:16px;max-width:520px;line-height:1.4}
 h1{font-size:1.2rem}button{display:block;width:100%;margin:10px 0;padding:14px;font-size:1.1rem;border-radius:10px;
 border:1px solid #888;background:#f4f6fb}.note{padding:10px;border-radius:8px;background:#eef5ee}"""
@@ -66,7 +64,7 @@ def register_vote_page(server: Flask, client: ApiClient) -> None:
     from headdiv.dashboard.tour_panel import question_at
 
     def load(poll_id: str) -> tuple[Question | None, Response | None]:
-        if not POLL_ID.match(poll_id):
+        if poll_id_or_none(poll_id) is None:
             return None, _page("No such poll", "<h1>No such poll.</h1>", 404)
         try:
             poll = client.get(f"/polls/{poll_id}")

@@ -184,6 +184,7 @@ def uvicorn_config(app: Any, settings: Any, host: str, port: int, workers: int =
         port=port,
         http=protocol,
         timeout_keep_alive=settings.keep_alive_s,
+        server_header=False,  # names the server software to every client, for no one's benefit
         limit_concurrency=connection_limit(settings.max_connections, raise_descriptor_limit()),
         workers=workers,
         factory=workers > 1,

@@ -269,7 +269,7 @@ class RedisPolls:
                     pipe.get(secret_key())
                     *_, found = pipe.execute()
             except RedisError as exc:
-                raise BackendUnavailable(f"poll store unreachable: {exc}") from exc
+                raise BackendUnavailable("the poll store is unreachable") from exc
             if not isinstance(found, bytes):
                 raise BackendUnavailable("poll store lost its signing key")
             self._secret, self._secret_at = found, now
@@ -283,7 +283,7 @@ class RedisPolls:
                 pipe.expire(key, window_s)
                 count, _ = pipe.execute()
         except RedisError as exc:
-            raise BackendUnavailable(f"poll store unreachable: {exc}") from exc
+            raise BackendUnavailable("the poll store is unreachable") from exc
         return int(count) <= limit
 
     def _view(self, poll_id: str, raw: dict[bytes, bytes], ttl: int) -> PollView:
@@ -314,7 +314,7 @@ class RedisPolls:
                 )
             )
         except RedisError as exc:
-            raise BackendUnavailable(f"poll store unreachable: {exc}") from exc
+            raise BackendUnavailable("the poll store is unreachable") from exc
         if made <= 0:
             raise _full_refusal(-made, self.max_polls)
         return PollView(
@@ -334,7 +334,7 @@ class RedisPolls:
         try:
             return self._read(poll_id)
         except RedisError as exc:
-            raise BackendUnavailable(f"poll store unreachable: {exc}") from exc
+            raise BackendUnavailable("the poll store is unreachable") from exc
 
     def answer(self, poll_id: str, choice: str, voter: str) -> tuple[Outcome, PollView | None]:
         try:
@@ -346,7 +346,7 @@ class RedisPolls:
             )
             view = self._read(poll_id)
         except RedisError as exc:
-            raise BackendUnavailable(f"poll store unreachable: {exc}") from exc
+            raise BackendUnavailable("the poll store is unreachable") from exc
         if view is None:
             return "missing", None
         return (_ANSWER_OUTCOMES.get(done, "counted") if done < 0 else "counted"), view

@@ -79,6 +79,22 @@ def test_unknown_parameters_and_flags_are_ignored_with_a_notice() -> None:
     assert REG.parse("?lecture=1").hidden() >= {"advanced", "reproduce", "export"}
 
 
+def test_a_link_full_of_junk_gives_a_few_short_notices() -> None:
+    """A link's author chooses its text: thousands of unknown parameters and bad values make one line for
+    the unknown ones (the first three named) and at most MAX_NOTICES in all, each clipped, plus a count."""
+    from headdiv.dashboard.state import MAX_NOTICES, NOTICE_CHARS
+
+    junk = "&".join(f"p{i}={'x' * 5}" for i in range(7000))
+    bad = "&".join(f"{key}=nan" for key in ("theta", "noise", "temperature", "beta", "rho", "H", "n", "d_k"))
+    state = REG.parse(f"?{junk}&{bad}&theta={'9' * 5000}")
+    assert state.notices[0] == "unknown URL parameters 'p0', 'p1', 'p2' and 6997 more ignored"
+    assert len(state.notices) == MAX_NOTICES + 1 and state.notices[-1].endswith("more problems with this link")
+    assert all(len(n) <= NOTICE_CHARS for n in state.notices)
+    assert sum(len(n) for n in state.notices) < 2000
+    assert state["theta"] == REG["theta"].default
+    assert REG.parse("?bogus=1&bogus=2").notices == ["unknown URL parameter 'bogus' ignored"]
+
+
 def test_cross_field_rules_revert_only_the_offending_key() -> None:
     state = REG.parse("?H=8&geometry=shared_dims&shared_dims=9")
     assert state["H"] == 8 and state["geometry"] == "shared_dims"

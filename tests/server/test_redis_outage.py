@@ -49,6 +49,9 @@ def test_redis_stopped_mid_run(private_redis: RedisServer, tmp_path: Path) -> No
             assert health.status_code == 200 and health.json()["status"] == "degraded"
             submit = client.post("/api/v1/simulations", json=small(H=3), params={"wait": 5})
             assert submit.status_code == 503 and "unavailable" in submit.json()["detail"]
+            # the operator's log names the Redis address and errno; the client is told neither
+            port = str(private_redis.port)
+            assert port not in submit.text and port not in health.text and "Errno" not in submit.text
             poll = client.get(f"/api/v1/jobs/{before['job_id']}")
             assert poll.status_code == 503
             cancel = client.delete(f"/api/v1/jobs/{before['job_id']}")

@@ -74,7 +74,10 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def on_unavailable(request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": f"service unavailable: {exc}"}, status_code=503, headers={"Retry-After": "5"})
+    """A plain sentence for the client; the cause (a host, a port, an errno) goes to the operator's log."""
+    log.warning("%s %s: %s (%r)", request.method, request.url.path, exc, exc.__cause__)
+    text = f"service unavailable: {exc}; retry in a few seconds"
+    return JSONResponse({"detail": text, "message": text}, status_code=503, headers={"Retry-After": "5"})
 
 
 async def on_busy(request: Request, exc: Exception) -> JSONResponse:

@@ -151,7 +151,7 @@ class RQBackend(FanOut):
         try:
             raw = await client.get(result_key(job_id))
         except (RedisError, OSError) as exc:
-            raise BackendUnavailable(f"the result cache is unreachable: {exc}") from exc
+            raise BackendUnavailable("the result cache is unreachable") from exc
         return JobState.finished(job_id, raw, cached=True) if isinstance(raw, bytes) else None
 
     def _async_cache_client(self) -> AsyncRedis:
@@ -203,14 +203,13 @@ class RQBackend(FanOut):
                 else:
                     self.admission.check(self._claims(), client, todo.work, self.speed())
                     queue = self.fast_queue if self.admission.fast(todo.work) else self.queue
-                lease = background and bool(client)
-                if lease:
+                if lease := background and bool(client):
                     self.want(job_id, self.admission.ahead_lease_s)
                 self._enqueue(kind, request, job_id, queue, todo, client, lease)
             finally:
                 self.redis.delete(claim_key(job_id))
         except (RedisError, CacheUnavailable) as exc:
-            raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
+            raise BackendUnavailable("the job queue is unreachable") from exc
         return JobState(job_id=job_id, status="queued")
 
     def _claims(self) -> list[Claim]:
@@ -300,7 +299,7 @@ class RQBackend(FanOut):
         try:
             return self._lookup(job_id, submitting=False)
         except (RedisError, CacheUnavailable) as exc:
-            raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
+            raise BackendUnavailable("the job queue is unreachable") from exc
 
     def _lookup(self, job_id: str, *, submitting: bool) -> JobState | None:
         """The job's state; when submitting, None also for runs that should be started afresh."""
@@ -348,7 +347,7 @@ class RQBackend(FanOut):
                 with contextlib.suppress(InvalidJobOperation):
                     job.cancel()
         except RedisError as exc:
-            raise BackendUnavailable(f"the job queue is unreachable: {exc}") from exc
+            raise BackendUnavailable("the job queue is unreachable") from exc
         return self.get(job_id)
 
     def health(self) -> BackendHealth:
@@ -359,7 +358,8 @@ class RQBackend(FanOut):
             cache_ok = self.cache.ping()
             speed = self.speed()
         except RedisError as exc:
-            return BackendHealth(False, "rq", "redis", 0, "unknown", detail=f"redis unreachable: {exc}")
+            log.warning("health: redis unreachable: %s", exc)  # the address for the operator, not the client
+            return BackendHealth(False, "rq", "redis", 0, "unknown", detail="redis unreachable")
         devices = sorted({d for name in workers if (d := worker_device(name))})
         problems = [] if cache_ok else ["result cache unreachable"]
         if not main:

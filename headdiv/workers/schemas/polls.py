@@ -8,6 +8,7 @@ none can ever be shown.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -21,6 +22,14 @@ POLL_TTL_S = 4 * 3600
 """A poll and its counts expire this long after it was opened."""
 POLL_ID_PATTERN = r"^[A-Za-z0-9_-]{16}$"
 """`secrets.token_urlsafe(12)`: 96 random bits, unguessable, and short enough to type from a projector."""
+_POLL_ID = re.compile(POLL_ID_PATTERN)
+
+
+def poll_id_or_none(value: object) -> str | None:
+    """`value` if it is a poll id, else None: an id a browser or a link holds is checked before it becomes
+    part of a path the dashboard asks the API for (whole string: `$` alone would let a newline through)."""
+    return value if isinstance(value, str) and _POLL_ID.fullmatch(value) else None
+
 
 ChoiceId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,23}$", description="A choice's id (a slug).")]
 Topic = Annotated[
