@@ -141,7 +141,10 @@ class Param:
     def value_from_component(self, raw: Any) -> tuple[Value, str | None]:
         """A control's value back to a state value; the control may hold anything, so check it."""
         if self.from_component is not None:
-            return self.from_component(raw), None
+            try:
+                return self.from_component(raw), None
+            except (TypeError, ValueError, OverflowError):  # e.g. 2 ** 1e308 for a log slider, or "nan"
+                raise ValueError(f"{self.shown}: {str(raw)[:40]!r} cannot be read") from None
         if raw is None:
             return self.default, None
         if self.kind == "floats":
@@ -151,6 +154,8 @@ class Param:
         if self.kind == "bool":
             return bool(raw), None
         if self.kind == "flags":
+            if not isinstance(raw, (list, tuple)) or not all(isinstance(f, str) for f in raw):
+                raise ValueError(f"{self.shown}: expected a list of names")
             return tuple(raw), None
         return self.parse(str(raw))
 

@@ -116,7 +116,10 @@ def harden(dash_app: Any) -> list[str]:
     def _check_callback() -> Any:
         if flask.request.path != callback_path or flask.request.method != "POST":
             return None
-        body = flask.request.get_json(silent=True)
+        try:
+            body = flask.request.get_json(silent=True)
+        except RecursionError:  # `silent` covers malformed JSON, not JSON nested past Python's stack
+            return _short(400, "the request's JSON is nested too deeply")
         problem = callback_problem(dash_app, body)
         return None if problem is None else _short(400, problem)
 
@@ -130,9 +133,10 @@ def harden(dash_app: Any) -> list[str]:
 
     @server.errorhandler(Exception)
     def _crash(exc: Exception) -> Any:
-        # a bug, not bad input (the check above turns that away): one line, the traceback at debug level
-        log.debug("dashboard error", exc_info=exc)
-        return _short(500, f"internal error in the dashboard ({type(exc).__name__})")
+        # a bug, not bad input (the check above turns that away): the traceback for the operator, a plain
+        # sentence for the browser
+        log.error("dashboard error on %s", flask.request.path, exc_info=exc)
+        return _short(500, "internal error in the dashboard; the server's log has the details")
 
     return list(dash_app.csp_hashes())
 
