@@ -145,7 +145,10 @@ def test_the_lecture_profile_puts_api_replicas_behind_nginx_that_caches_the_bund
     assert command[:2] == ["headdiv", "serve"] and int(_flag(command, "--workers")) >= 2
     assert replicas["deploy"]["replicas"] >= 2 and "ports" not in replicas, "only the proxy is reachable"
     assert replicas["environment"]["REDIS_URL"] == "redis://redis:6379/0"  # shared: cache, jobs, polls
-    assert replicas["environment"]["FORWARDED_ALLOW_IPS"] == "*"
+    # X-Forwarded-For believed from the proxy's fixed address alone
+    address = proxy["networks"]["lecture"]["ipv4_address"]
+    assert replicas["environment"]["HEADDIV_TRUSTED_PROXIES"] == address and "lecture" in replicas["networks"]
+    assert "FORWARDED_ALLOW_IPS" not in replicas["environment"]
     assert str(proxy["image"]).startswith("nginx:") and "8080:8080" in [str(p) for p in proxy["ports"]]
     mount = next(v for v in proxy["volumes"] if v.endswith("/etc/nginx/nginx.conf:ro"))
     conf = (ROOT / mount.split(":")[0]).read_text()

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from headdiv.workers.jobs.state import JobState
 from headdiv.workers.schemas.fields import error_line
+from headdiv.workers.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
 
 API_PREFIX = "/api/v1"
 UPLOAD_HEADER = "X-Headdiv-Upload"
@@ -74,10 +75,10 @@ def _message(resp: httpx.Response) -> str:
 
 
 def _on_behalf_of() -> dict[str, str]:
-    """The browser's address, so the API counts a dashboard user's work as theirs (`headdiv.server.admission`): the
-    API's uvicorn takes X-Forwarded-For from a trusted peer (FORWARDED_ALLOW_IPS; loopback by default)."""
+    """The browser's address, vouched for with the dashboard's key, so the API counts a dashboard user's work
+    as theirs (`headdiv.workers.schemas.vouching`)."""
     if flask.has_request_context() and flask.request.remote_addr:
-        return {"x-forwarded-for": flask.request.remote_addr}
+        return {CLIENT_HEADER: flask.request.remote_addr, KEY_HEADER: dashboard_key()}
     return {}
 
 

@@ -184,6 +184,9 @@ def uvicorn_config(app: Any, settings: Any, host: str, port: int, workers: int =
         port=port,
         http=protocol,
         timeout_keep_alive=settings.keep_alive_s,
+        # X-Forwarded-For from the configured proxies only (none by default): anyone else could name any address
+        proxy_headers=bool(proxies := getattr(settings, "trusted_proxies", "").strip()),
+        forwarded_allow_ips=proxies or None,
         server_header=False,  # names the server software to every client, for no one's benefit
         limit_concurrency=connection_limit(settings.max_connections, raise_descriptor_limit()),
         workers=workers,

@@ -82,6 +82,11 @@ class ServerSettings(JobSettings):
     max_queued_work: float = Field(
         1.6e12, gt=0, description="Work all clients together may have queued or running; a new job beyond it gets 429."
     )
+    trusted_proxies: str = Field(
+        "",
+        description="Addresses or networks of reverse proxies whose X-Forwarded-For names the client (comma-"
+        "separated, e.g. '172.28.0.10'); empty: none, every client is its peer address.",
+    )
     ahead_lease_s: float = Field(
         2.0,
         gt=0,

@@ -96,10 +96,13 @@ def test_requests_made_for_a_browser_carry_its_address() -> None:
     """So the API counts a dashboard user's work as that user's, not the dashboard's (server.admission)."""
     import flask
 
+    from headdiv.workers.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
+
     seen: list[str | None] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
-        seen.append(request.headers.get("x-forwarded-for"))
+        seen.append(vouched(request.headers.get(CLIENT_HEADER), request.headers.get(KEY_HEADER)))
+        assert "x-forwarded-for" not in request.headers
         return httpx.Response(200, json={"status": "ok"})
 
     client = ApiClient("http://api", transport=httpx.MockTransport(answer))

@@ -16,6 +16,7 @@ from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.state import CellCount, JobState
 from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 
 ResultT = TypeVar("ResultT", bound=ResultModel)
 
@@ -121,9 +122,10 @@ async def settle(
 
 
 def client_of(http: Request) -> str:
-    """Whose work a request adds to: the peer's address (uvicorn puts a trusted proxy's X-Forwarded-For
-    there, FORWARDED_ALLOW_IPS; the dashboard forwards its browser's address so)."""
-    return http.client.host if http.client else "unknown"
+    """Whose work a request adds to: the browser the dashboard vouches for (`schemas.vouching`), else the
+    peer's address (uvicorn puts X-Forwarded-For there only from HEADDIV_TRUSTED_PROXIES)."""
+    named = vouched(http.headers.get(CLIENT_HEADER), http.headers.get(KEY_HEADER))
+    return named or (http.client.host if http.client else "unknown")
 
 
 async def submit(

@@ -28,6 +28,7 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from headdiv.server.http_guard import uvicorn_config
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
+    from headdiv.workers.schemas.vouching import dashboard_key
 
     overrides: dict[str, Any] = {}
     if args.host is not None:
@@ -64,6 +65,7 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FAILED
     print(f"headdiv: {mode}", file=out, flush=True)
     print(f"headdiv: open {browser_url(settings.host, settings.port)} in a browser", file=out, flush=True)
+    dashboard_key()  # made here once, so every API process started below vouches alike
     if args.workers == 1:
         config = uvicorn_config(
             create_app(settings), settings, settings.host, settings.port, access_log=settings.access_log
