@@ -70,6 +70,15 @@ def _canceled(message: str = "canceled on request") -> JobError:
 _UNWANTED = _canceled(UNWANTED)
 
 
+def _outcome_only(state: JobState) -> JobState:
+    """What a record keeps of a finished job: its outcome, not its result's bytes, which live in the bounded
+    cache alone (thousands of records must not hold thousands of results past the cache's bound)."""
+    if state.status != "finished":
+        return state
+    fields = {name: getattr(state, name) for name in JobState.model_fields}
+    return JobState.model_construct(**{**fields, "result": None})
+
+
 class InlineBackend:
     blocking_io = False
     poll_interval_s = 2.0
@@ -205,11 +214,20 @@ class InlineBackend:
                 self._idle.set()
 
     def get(self, job_id: str) -> JobState | None:
+        """A job's state; a finished one's result from the bounded cache (records keep outcomes only), and
+        none once the cache has let the result go: asked again, the job is computed again."""
         run = self._runs.get(job_id)
-        if run is not None:
+        if run is not None and run.state.status != "finished":
             return run.state
         raw = self.cache.get(job_id)
-        return JobState.finished(job_id, raw, cached=True) if raw is not None else None
+        if raw is not None:
+            return JobState.finished(
+                job_id, raw, cached=run.state.cached if run else True, cells=run.state.cells if run else None
+            )
+        if run is not None:
+            with self._lock:
+                self._runs.pop(job_id, None)
+        return None
 
     def cancel(self, job_id: str) -> JobState | None:
         with self._lock:
@@ -260,7 +278,7 @@ class InlineBackend:
 
     def _publish(self, run: _Run, state: JobState) -> None:
         """The runner's record of `run`: kept as the run's state, announced to its watchers."""
-        previous, run.state = run.state, state
+        previous, run.state = run.state, _outcome_only(state)
         stepped = state.cells != previous.cells or state.partial is not previous.partial
         if state.done or stepped or state.progress > previous.progress or state.status != previous.status:
             self.watch.announce(state.job_id, ended=state.done)
