@@ -179,16 +179,37 @@ def test_a_thumb_dragged_away_and_back_ends_on_the_charts_of_the_value_it_shows(
 
 @pytest.mark.parametrize("presses", [1, 3])
 def test_a_key_press_alone_writes_the_thumbs_value_to_the_url(page: Any, server_url: str, presses: int) -> None:
-    """A keyboard-only person (no pointer moves at all): after each press the URL and its one history entry
-    are the value the thumb shows, not the previous one."""
+    """A keyboard-only person (no pointer moves at all): after each press the URL is the value the thumb
+    shows, not the previous one; presses apart (the last burst over) make one history entry each."""
     _opened(page, server_url, "theta=50")
     page.focus(".ctl-theta [role=slider]")
     before = page.evaluate("() => history.length")
     for i in range(1, presses + 1):
         page.keyboard.press("ArrowRight")
         page.wait_for_function("(t) => location.search.includes('theta=' + t)", arg=50 + i, timeout=10_000)
+        page.wait_for_function("() => !window.headdivLive.inKeyBurst()", timeout=10_000)
     assert page.locator(".ctl-theta [role=slider]").get_attribute("aria-valuenow") == str(50 + presses)
     assert page.evaluate("() => history.length") == before + presses
+
+
+def test_a_burst_of_key_presses_is_one_history_entry(page: Any, server_url: str) -> None:
+    """A held arrow key (presses in quick succession) moves the thumb as far as it was held and writes one
+    history entry: Back returns to the value before the burst, as after a drag."""
+    _opened(page, server_url, "theta=50")
+    page.focus(".ctl-theta [role=slider]")
+    before = page.evaluate("() => history.length")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => location.search.includes('theta=55')", timeout=10_000)
+    page.wait_for_function("() => !window.headdivLive.inKeyBurst()", timeout=10_000)
+    assert page.evaluate("() => history.length") == before + 1
+    page.evaluate("() => history.back()")
+    page.wait_for_function("() => location.search.includes('theta=50')", timeout=10_000)
+    page.wait_for_function(
+        "(s) => document.querySelector(s).getAttribute('aria-valuenow') === '50'",
+        arg=".ctl-theta [role=slider]",
+        timeout=10_000,
+    )
 
 
 def test_the_covariance_labs_angles_slider_redraws_its_charts_live(page: Any, server_url: str) -> None:

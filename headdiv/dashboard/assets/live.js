@@ -215,6 +215,19 @@
     waiting = {query: query, box: box};
     next();
   }
+  // A burst of arrow-key presses on a slider (a held key, or quick taps) is one movement, as a drag is: the
+  // URL writes after the burst's first replace the history entry that one made, so Back returns to the
+  // value before the burst. A press more than KEY_BURST_MS after the last one starts a new entry.
+  var KEY_BURST_MS = 1200, keyBurstUntil = 0, burstPushed = false;
+  stats.inKeyBurst = function () { return Date.now() < keyBurstUntil; };
+  var push = window.history.pushState;
+  window.history.pushState = function () {
+    if (Date.now() < keyBurstUntil) {
+      if (burstPushed) return window.history.replaceState.apply(window.history, arguments);
+      burstPushed = true;
+    }
+    return push.apply(window.history, arguments);
+  };
   // Which slider the person holds or steers: only their own movements are fetched (a value the URL-sync
   // writes after a link, a preset or the back button is drawn by the usual path).
   var steering = null, until = 0;
@@ -230,6 +243,8 @@
     var thumb = box.querySelector("[role=slider]");
     var off = box.querySelector("[aria-disabled='true'], [data-disabled]");
     if (sign && thumb && !off && !ev.shiftKey && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      if (Date.now() >= keyBurstUntil) burstPushed = false;
+      keyBurstUntil = Date.now() + KEY_BURST_MS;
       var v = Number(thumb.getAttribute("aria-valuenow")) + sign * conf.controls[box.id][1];
       var lo = Number(thumb.getAttribute("aria-valuemin")), hi = Number(thumb.getAttribute("aria-valuemax"));
       if (v >= lo - 1e-9 && v <= hi + 1e-9) moved(box, v);
