@@ -137,3 +137,19 @@ def test_other_requests() -> None:
         HDIRequest(matrices=[[[1, 0]], [[1], [0]]])
     with pytest.raises(ValidationError, match="all must share p"):
         HDIRequest(matrices=[[[1], [0]], [[1], [0], [0]]])
+
+
+def test_building_dense_heads_counts_in_the_work() -> None:
+    """A few replicates of tiny n cost little NW work, but heads of dimension 64 x 64 in a 4096-dimensional
+    space cost an SVD of a 4096 x 4096 stack first: refused by the budget, naming it, not let into the fast
+    lane; block geometries (built in closed form) cost only their NW steps."""
+    from headdiv.workers.jobs.settings import JobSettings
+
+    tiny = {"n": 2, "replicates": 2, "queries": 1, "geometry": "random"}
+    with pytest.raises(ValidationError, match=r"\+ building the heads = .* \(or p\)"):
+        Scenario.model_validate({**tiny, "H": 64, "d_k": 64, "p": 4096})
+    mid = Scenario.model_validate({**tiny, "H": 16, "d_k": 64, "p": 1024})
+    nw = 2 * 16 * 1 * 2 * (64 + 3)
+    assert mid.work > JobSettings().fast_lane_work > 1000 * nw  # the slow lane, as its seconds deserve
+    block = Scenario.model_validate({**tiny, "H": 16, "d_k": 64, "geometry": "equiangular"})
+    assert block.work == nw

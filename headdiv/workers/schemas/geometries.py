@@ -107,6 +107,11 @@ class Geometry(Choice):
         """p of docs/model.md: H + 1 blocks of d_k coordinates unless the geometry says otherwise."""
         return (s.H + 1) * s.d_k
 
+    def layout_work(self, s: ScenarioCore) -> float:
+        """Work units of building the heads, their overlaps and the big head's basis, beyond the NW steps
+        (part of `Scenario.work`): none for block layouts, which are written down in closed form."""
+        return 0.0
+
 
 GEOMETRIES: Registry[Geometry] = Registry("geometry", Geometry)
 
@@ -195,6 +200,14 @@ class RandomHeads(Geometry):
 
     def ambient_dim(self, s: ScenarioCore) -> int:
         return self.p
+
+    def layout_work(self, s: ScenarioCore) -> float:
+        """Dense heads cost linear algebra before any NW step: the big head's basis is the SVD of the p x D
+        stack of all heads (D = H d_k; p D min(p, D) flops), the overlaps one D x D product over p, each head
+        a QR. A flop of these is worth about 2 work units (measured in bench/bench_cost.py: an SVD of
+        1024 x 1024 takes as long as 0.5-0.8e9 of the NW step's work units per 1e9 flops, eagerly)."""
+        D = s.H * s.d_k
+        return 2.0 * self.p * D * min(self.p, D) + 0.1 * self.p * D * D + 2.0 * s.H * self.p * s.d_k**2
 
     def check(self, s: ScenarioCore) -> None:
         if self.p < s.d_k:

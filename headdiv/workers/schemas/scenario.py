@@ -152,8 +152,10 @@ class ScenarioCore(StrictModel):
 
     @property
     def work(self) -> float:
-        """The cost measure of the work budget: R * H * queries * n * (d_k + 3)."""
-        return float(self.replicates) * self.H * self.queries * self.n * (self.d_k + 3)
+        """The cost measure of the work budget: R * H * queries * n * (d_k + 3) for the NW steps, plus what
+        building the geometry costs (`Geometry.layout_work`: dense heads in a large space)."""
+        nw = float(self.replicates) * self.H * self.queries * self.n * (self.d_k + 3)
+        return nw + GEOMETRIES[self.geometry].of(self).layout_work(self)
 
     def canonical(self) -> dict[str, Any]:
         """Normalised JSON form (defaults filled, sorted keys): the basis of job ids and cache keys."""
@@ -200,10 +202,11 @@ def check_work(s: ScenarioCore, *, max_work: float | None = None, max_estimates:
     """Reject a scenario that would run too long or hold too much, naming the fields to lower."""
     settings = get_engine_settings()
     budget = settings.max_work if max_work is None else max_work
+    layout = GEOMETRIES[s.geometry].of(s).layout_work(s)
     if s.work > budget:
         raise ValueError(
-            f"work budget: replicates*H*queries*n*(d_k+3) = {s.work:.3g} exceeds {budget:.3g}; "
-            "lower replicates, H, queries, n or d_k"
+            f"work budget: replicates*H*queries*n*(d_k+3){' + building the heads' if layout else ''} = "
+            f"{s.work:.3g} exceeds {budget:.3g}; lower replicates, H, queries, n or d_k{' (or p)' if layout else ''}"
         )
     cap = settings.max_estimates if max_estimates is None else max_estimates
     kept = s.replicates * s.H * s.queries
