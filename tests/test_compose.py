@@ -51,6 +51,8 @@ def test_redis_services_use_an_image_and_a_healthcheck(services: dict[str, Any])
 def test_queue_never_evicts_and_cache_is_lru_bounded(services: dict[str, Any]) -> None:
     queue = _command(services["redis"])
     assert _flag(queue, "--maxmemory-policy") == "noeviction"
+    # accepted jobs survive a restart of the queue: an append-only file in a volume
+    assert _flag(queue, "--appendonly") == "yes" and any(v.endswith(":/data") for v in services["redis"]["volumes"])
     cache = _command(services["cache"])
     assert _flag(cache, "--maxmemory-policy") == "allkeys-lru"
     assert re.fullmatch(r"\d+[kmg]b", _flag(cache, "--maxmemory")), "the LRU cache needs a memory bound"

@@ -97,3 +97,25 @@ def test_redis_paused_mid_job_the_job_still_finishes(private_redis: RedisServer,
             body = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 30}).json()
         assert body["status"] == "finished", body
         assert len(body["result"]["metrics"]["mse"]) == 4
+
+
+def test_a_job_accepted_before_redis_restarted_empty_is_enqueued_again(
+    private_redis: RedisServer, tmp_path: Path
+) -> None:
+    """Redis restarted without persistence forgets a queued job: the API that accepted it (202) enqueues it
+    again from its normalised request when asked, instead of answering 404 from then on; it then finishes."""
+    url = private_redis.url
+    app = create_app(rq_settings(url, "lost"), mount_dashboard=False)
+    with TestClient(app) as client:
+        accepted = client.post("/api/v1/simulations", json=small(H=2, seed=SEED + 61))
+        assert accepted.status_code == 202, accepted.text  # no worker yet: it waits in the queue
+        job_id = accepted.json()["job_id"]
+        private_redis.stop()
+        private_redis.start()  # same port, empty
+        deadline = time.monotonic() + 30
+        while (again := client.get(f"/api/v1/jobs/{job_id}")).status_code == 503 and time.monotonic() < deadline:
+            time.sleep(0.1)  # the API's connection notices the restart
+        assert again.status_code == 202 and again.json()["status"] == "queued", again.text  # not 404
+        with workers(url, "lost", tmp_path):
+            done = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 60}).json()
+        assert done["status"] == "finished", done

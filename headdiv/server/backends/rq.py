@@ -28,8 +28,10 @@ from rq.serializers import JSONSerializer
 from rq.worker_registration import clean_worker_registry
 
 from headdiv.server.admission import Admission, Claim, Speed
+from headdiv.server.backends.accepted import Accepted, AcceptedJobs
 from headdiv.server.backends.base import BackendHealth, BackendUnavailable
 from headdiv.server.backends.rq_fanout import PENDING, FanOut
+from headdiv.server.backends.rq_records import ended_state, failure_of
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs import worker_info
@@ -37,7 +39,6 @@ from headdiv.workers.jobs.assembly import snapshot
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
 from headdiv.workers.jobs.cells import cell_id, pending
-from headdiv.workers.jobs.failures import timed_out
 from headdiv.workers.jobs.keys import EVENTS, admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.queue import worker_device
@@ -80,7 +81,7 @@ class RQBackend(FanOut):
         self._maintenance: threading.Thread | None = None
         self._listener: threading.Thread | None = None
         self._requests: dict[str, tuple[BaseModel, list[str]]] = {}
-        self.watch = JobWatch()
+        self.watch, self.accepted = JobWatch(), AcceptedJobs()
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -206,6 +207,7 @@ class RQBackend(FanOut):
                 if lease := background and bool(client):
                     self.want(job_id, self.admission.ahead_lease_s)
                 self._enqueue(kind, request, job_id, queue, todo, client, lease)
+                self.accepted.add(job_id, Accepted(kind, request, client, background))
             finally:
                 self.redis.delete(claim_key(job_id))
         except (RedisError, CacheUnavailable) as exc:
@@ -297,7 +299,11 @@ class RQBackend(FanOut):
 
     def get(self, job_id: str) -> JobState | None:
         try:
-            return self._lookup(job_id, submitting=False)
+            found = self._lookup(job_id, submitting=False)
+            if found is None and (lost := self.accepted.pop(job_id)) is not None:  # Redis lost it: again
+                log.warning("job %s was lost by the queue (Redis restarted empty?); enqueued again", job_id)
+                return self.submit(lost.kind, lost.request, job_id, background=lost.background, client=lost.client)
+            return found
         except (RedisError, CacheUnavailable) as exc:
             raise BackendUnavailable("the job queue is unreachable") from exc
 
@@ -316,7 +322,7 @@ class RQBackend(FanOut):
         if status == JobStatus.STARTED:
             return self._view(job, JobState(job_id=job_id, status="running", progress=progress))
         if status == JobStatus.FINISHED:
-            ended = _ended(job)
+            ended = ended_state(job)
             if ended is None or ended.status == "finished":
                 raw = self.cache.get(job_id)
                 if raw is not None:
@@ -331,7 +337,7 @@ class RQBackend(FanOut):
         if status in (JobStatus.CANCELED, JobStatus.STOPPED):
             error = JobError(message="canceled on request", type="canceled")
             return JobState(job_id=job_id, status="canceled", progress=progress, error=error)
-        return JobState(job_id=job_id, status="failed", progress=progress, error=_failure(job))
+        return JobState(job_id=job_id, status="failed", progress=progress, error=failure_of(job))
 
     def cancel(self, job_id: str) -> JobState | None:
         try:
@@ -380,21 +386,3 @@ class RQBackend(FanOut):
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def _ended(job: Job) -> JobState | None:
-    """The state the task returned for a job it ran to an end (None for a record without one)."""
-    outcome = job.return_value(refresh=False)
-    return JobState.model_validate(outcome) if isinstance(outcome, dict) and "status" in outcome else None
-
-
-def _failure(job: Job) -> JobError:
-    """RQ's record of a failed job, as a short reason: timeout, lost worker, or the exception's last line."""
-    result = job.latest_result()
-    text = (result.exc_string if result is not None else None) or ""
-    if "JobTimeoutException" in text:
-        return timed_out(float(job.timeout or 0))
-    if "AbandonedJobError" in text or "terminated unexpectedly" in text:
-        return JobError(message="the worker running this job stopped (crashed or was killed)", type="abandoned")
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return JobError(message=lines[-1] if lines else "the job failed", type="error")
