@@ -43,7 +43,7 @@ def resolve_dtype(name: str | None) -> torch.dtype:
 GIB = float(1 << 30)
 MEMORY_SHARE = 16
 """A chunk of training data and keys, or a block of scores, takes at most 1/16 of the GPU's free memory:
-a run holds about one chunk and three score blocks (docs/model.md's memory note), so it stays well inside
+a run holds about one chunk and three score blocks (the memory note of `montecarlo`), so it stays well inside
 what is free even when other workers share the card."""
 
 

@@ -8,8 +8,8 @@ Every draw is made by torch's CPU generator and then moved to the working device
 (Philox) gives other numbers for the same seed, so a seed would name two different experiments, and a
 result cached by its request would depend on which worker computed it first. With one generator, CPU and
 CUDA runs see the same data and differ only by float rounding (tested in tests/engine with
-HEADDIV_TEST_DEVICE=cuda). Measured on an H200 (README, "On a GPU"), the draws and their copy are a small
-share of a simulation.
+HEADDIV_TEST_DEVICE=cuda). The price, measured on an H200 (README, "On a GPU"): the draws and their copy
+are most of a small simulation there (S1: 15 of 24 ms).
 """
 
 from __future__ import annotations
