@@ -270,11 +270,17 @@ class UrlRegistry:
         notices: list[str] = []
         given: set[str] = set()
         unknown: list[str] = []
+        seen: set[str] = set()
+        repeated: set[str] = set()
         for key, text in parse_qsl((search or "").lstrip("?"), keep_blank_values=True):
             param = self.params.get(key)
             if param is None:
                 unknown.append(key)
                 continue
+            if key in seen and key not in repeated:  # said once; the link is then written with one value
+                repeated.add(key)
+                notices.append(f"{param.shown} is given more than once; using the last value")
+            seen.add(key)
             try:
                 value, note = param.parse(text)
             except ValueError as exc:

@@ -95,6 +95,15 @@ def test_a_link_full_of_junk_gives_a_few_short_notices() -> None:
     assert REG.parse("?bogus=1&bogus=2").notices == ["unknown URL parameter 'bogus' ignored"]
 
 
+def test_a_repeated_parameter_is_said_once_and_the_last_value_used() -> None:
+    """So the page rewrites the link with one value (a share link never carries `theta=10&theta=20`)."""
+    state = REG.parse("?theta=10&theta=20&theta=30&H=2")
+    assert state["theta"] == 30 and state["H"] == 2
+    assert state.notices == [f"{REG['theta'].shown} is given more than once; using the last value"]
+    assert REG.serialize(state.values).count("theta=") == 1
+    assert REG.parse("?theta=30&H=2").notices == []
+
+
 def test_cross_field_rules_revert_only_the_offending_key() -> None:
     state = REG.parse("?H=8&geometry=shared_dims&shared_dims=9")
     assert state["H"] == 8 and state["geometry"] == "shared_dims"
