@@ -31,13 +31,26 @@ SECURITY_HEADERS = (
 REASONS = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
 
 
-def refusal(status: int, message: str) -> bytes:
-    """A complete HTTP/1.1 answer that closes the connection: JSON `{"detail": message}`."""
-    body = ('{"detail": "' + message.replace('"', "'") + '"}').encode()
+PAGE = (
+    "<!doctype html><html lang='en'><meta charset='utf-8'><title>Link too long</title>"
+    "<body style='font-family:sans-serif;max-width:40em;margin:3em auto'><h1>This link is too long to open</h1>"
+    "<p>{message}. A headdiv link names a few settings and is rarely over a few hundred characters: ask "
+    "whoever sent it for the link again, or <a href='/'>open headdiv</a> and choose the settings.</p>"
+)
+"""What a browser that followed an over-long link reads (a page, not a JSON line)."""
+
+
+def refusal(status: int, message: str, *, page: bool = False) -> bytes:
+    """A complete HTTP/1.1 answer that closes the connection: JSON `{"detail": message}`, or for a page a
+    browser asked for (`page`), a short HTML page that says what happened."""
+    if page:
+        body, kind = PAGE.format(message=message.capitalize()).encode(), b"text/html; charset=utf-8"
+    else:
+        body, kind = ('{"detail": "' + message.replace('"', "'") + '"}').encode(), b"application/json"
     return b"".join(
         [
             b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status]),
-            b"content-type: application/json\r\n",
+            b"content-type: " + kind + b"\r\n",
             b"content-length: %d\r\n" % len(body),
             b"connection: close\r\n",
             SECURITY_HEADERS,
@@ -69,6 +82,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._tail = b""
         self._lines = 0
+        self._first = b""
+        """The head's first bytes (the request line's start)."""
         self._head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -80,7 +95,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def _await_head(self) -> None:
-        self._in_head, self._head_bytes, self._tail, self._lines = True, 0, b"", 0
+        self._in_head, self._head_bytes, self._tail, self._lines, self._first = True, 0, b"", 0, b""
         self._stop_head_timer()
         self._head_timer = self.loop.call_later(self._head_timeout_s, self._head_too_slow)
 
@@ -93,7 +108,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._stop_head_timer()
         if not self.transport.is_closing():
             self.logger.warning("refused a request head: %d %s", status, message)
-            self.transport.write(refusal(status, message))
+            # a page's GET (not the API's): the start of the request line is in `_first`
+            page = self._first.startswith(b"GET /") and not self._first.startswith(b"GET /api/")
+            self.transport.write(refusal(status, message, page=page))
             self.transport.close()
 
     def _head_too_slow(self) -> None:
@@ -107,6 +124,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._in_head and not self.transport.is_closing():
             seen = self._tail + data
+            if len(self._first) < 16:
+                self._first = (self._first + data)[:16]
             end = seen.find(_END)
             in_head = len(data) if end < 0 else end + len(_END) - len(self._tail)
             size = self._head_bytes + in_head

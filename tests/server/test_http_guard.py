@@ -4,6 +4,7 @@ own configuration, and another client's request is answered meanwhile."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Iterator
@@ -176,3 +177,18 @@ def test_a_held_body_is_bounded_and_a_relayed_upload_streams_through() -> None:
     assert run("/_dash-update-component", [400, 400]) == 200 and seen[-1] == [800]  # held, then given whole
     assert run("/_dash-update-component", [600, 600]) == 413 and len(seen) == 1  # over the bound: app not called
     assert run("/api/v1/models/hdi", [600, 600, 600]) == 200 and seen[-1] == [600, 600, 600]  # streamed
+
+
+def test_an_over_long_link_is_a_readable_page_and_an_api_call_a_json_line() -> None:
+    """A browser following a link over the head limit reads a page saying so; an API client gets JSON."""
+    with serving() as (_url, port):
+        answers = {}
+        for path in (b"/?tab=ensemble&x=", b"/api/v1/jobs/x?y="):
+            sock = _connect(port)
+            with contextlib.suppress(OSError):  # the server may close while the client still sends
+                sock.sendall(b"GET " + path + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            answers[path] = _answer(sock)
+        page, api = answers[b"/?tab=ensemble&x="], answers[b"/api/v1/jobs/x?y="]
+        assert page.startswith(b"HTTP/1.1 431 ") and b"text/html" in page and b"too long to open" in page, page[:400]
+        assert b"x-content-type-options: nosniff" in page
+        assert api.startswith(b"HTTP/1.1 431 ") and b"application/json" in api and b'"detail"' in api
