@@ -27,3 +27,13 @@ def test_a_crash_is_a_plain_sentence() -> None:
 def test_timeouts_and_lost_workers_keep_their_reasons() -> None:
     assert failure_of(_job("rq.timeouts.JobTimeoutException: Task exceeded", 7)).type == "timeout"
     assert failure_of(_job("rq.exceptions.AbandonedJobError")).type == "abandoned"
+
+
+def test_a_bug_in_any_runner_is_a_plain_sentence_for_the_user() -> None:
+    from headdiv.workers.errors import EngineError
+    from headdiv.workers.jobs.failures import describe_failure
+
+    error = describe_failure(RuntimeError("could not reach 10.0.0.5:6379 from /srv/headdiv/x.py"))
+    assert "RuntimeError" not in error.message and "10.0.0.5" not in error.message and "/srv" not in error.message
+    assert error.message.startswith("internal error")
+    assert describe_failure(EngineError("n: too small")).message == "n: too small"  # the engine's own reasons stay

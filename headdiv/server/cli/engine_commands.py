@@ -113,6 +113,8 @@ def engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, e
         from headdiv.workers.jobs.failures import describe_failure
 
         reason = describe_failure(exc).message
+        if reason.startswith("internal error"):  # here the person asking is the operator: say what it was
+            reason = f"internal error ({type(exc).__name__}: {exc}); HEADDIV_DEBUG=1 shows the traceback"
         prefix = "" if reason.startswith("internal error") else "error: "
         print(f"{command.name}: {prefix}{reason}", file=err, flush=True)
         return EXIT_FAILED

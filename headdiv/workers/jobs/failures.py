@@ -9,6 +9,7 @@ from headdiv.workers.jobs.cache.base import NonFiniteResult
 from headdiv.workers.jobs.state import JobError
 from headdiv.workers.schemas.fields import first_error
 
+INTERNAL = "internal error while computing; the server's log has the details"
 UNWANTED = "computed ahead of a person who has moved elsewhere: no one asked for it any more"
 """Why a job computed ahead of a person stopped (its lease ran out: `ServerSettings.ahead_lease_s`)."""
 
@@ -23,7 +24,9 @@ def describe_failure(exc: BaseException) -> JobError:
         return JobError(message=str(exc), type="error")
     if isinstance(exc, (EngineError, ValueError)):
         return JobError(message=str(exc) or type(exc).__name__, type="error")
-    return JobError(message=f"internal error ({type(exc).__name__}): {exc}", type="error")
+    # a bug's class and text may name modules, files or addresses: they go to the log (the runners log it),
+    # and the person who asked gets a plain sentence
+    return JobError(message=INTERNAL, type="error")
 
 
 def timed_out(limit_s: float) -> JobError:
