@@ -4,6 +4,7 @@ Uses a private redis-server on a free port, never the shared one."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
 from collections.abc import Iterator
@@ -119,3 +120,40 @@ def test_a_job_accepted_before_redis_restarted_empty_is_enqueued_again(
         with workers(url, "lost", tmp_path):
             done = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 60}).json()
         assert done["status"] == "finished", done
+
+
+def test_a_full_redis_costs_no_worker_and_no_job(private_redis: RedisServer, tmp_path: Path) -> None:
+    """The queue's Redis at maxmemory with `noeviction` refuses writes while a surface runs: the worker waits
+    and comes back (before: it exited for good, its name still registered), the surface ends (finished, or
+    failed with a reason), and once memory is freed a new job runs."""
+    import redis
+
+    url = private_redis.url
+    admin = redis.Redis.from_url(url)
+    app = create_app(rq_settings(url, "full"), mount_dashboard=False)
+    with workers(url, "full", tmp_path) as (proc,), TestClient(app) as client:
+        surface = client.post("/api/v1/surfaces", json=slow_surface(cells=8, seed=SEED + 71))
+        job_id = surface.json()["job_id"]
+        deadline = time.monotonic() + 60
+        while client.get(f"/api/v1/jobs/{job_id}").json()["status"] != "running" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        admin.config_set("maxmemory-policy", "noeviction")
+        admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + (1 << 20))
+        with contextlib.suppress(redis.exceptions.OutOfMemoryError):
+            for i in range(1000):
+                admin.set(f"junk:{i}", b"x" * (64 << 10))
+        deadline = time.monotonic() + 60  # the worker meets the full Redis at its next write, and waits
+        while "Redis unusable" not in proc.log_path.read_text() and time.monotonic() < deadline:
+            assert proc.proc.poll() is None, proc.log_path.read_text()[-2000:]
+            time.sleep(0.2)
+        assert "Redis unusable" in proc.log_path.read_text()
+        admin.delete(*[f"junk:{i}" for i in range(1000)])
+        admin.config_set("maxmemory", 0)
+        ended = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 60}).json()
+        deadline = time.monotonic() + 120
+        while ended["status"] in ("queued", "running") and time.monotonic() < deadline:
+            ended = client.get(f"/api/v1/jobs/{job_id}", params={"wait": 30}).json()
+        assert ended["status"] == "finished" or (ended["status"] == "failed" and ended["error"]["message"]), ended
+        assert proc.proc.poll() is None, "the worker lives on"
+        after = client.post("/api/v1/simulations", params={"wait": 60}, json=small(H=2, seed=SEED + 72))
+        assert after.json()["status"] == "finished", after.text

@@ -106,13 +106,19 @@ class HeaddivWorker(SimpleWorker):
                 log.warning("heartbeat for job %s failed: %s", job.id, exc)
 
 
-def build_worker(redis_url: str, queue_names: list[str] | None, settings: WorkerSettings) -> HeaddivWorker:
+def build_worker(
+    redis_url: str, queue_names: list[str] | None, settings: WorkerSettings, generation: int = 0
+) -> HeaddivWorker:
+    """The worker; `generation` > 0 names a worker restarted in the same process (its earlier name may still
+    be registered: RQ refuses a second birth under one name)."""
     connection = connect(redis_url, max(settings.redis_socket_timeout_s, 5.0))
     names = queue_names or [settings.fast_queue_name, settings.queue_name, settings.low_queue_name]
     queues = [Queue(name, connection=connection, serializer=JSONSerializer) for name in names]
     worker = HeaddivWorker(
         queues,
-        name=worker_name(device_probe().kind, socket.gethostname(), os.getpid()),
+        name=worker_name(
+            device_probe().kind, socket.gethostname() + (f"-{generation}" if generation else ""), os.getpid()
+        ),
         connection=connection,
         serializer=JSONSerializer,
         maintenance_interval=settings.maintenance_interval_s,
@@ -151,13 +157,22 @@ def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: b
     HeaddivWorker.speed = settings.work_per_s
     if settings.warm_up:
         threading.Thread(target=_warm_up, args=(settings,), name="headdiv-warm-up", daemon=True).start()
-    delay = 1.0
+    delay, generation = 1.0, 0
     while True:
+        worker: HeaddivWorker | None = None
         try:
-            worker = build_worker(redis_url, queue_names, settings)
+            worker = build_worker(redis_url, queue_names, settings, generation)
             worker.work(burst=burst, logging_level="INFO")
-        except RedisError as exc:
-            log.warning("Redis unreachable (%s); retrying in %.0f s", exc, delay)
+        except (RedisError, ValueError) as exc:
+            # unreachable, or full (`noeviction` at maxmemory refuses writes: OutOfMemoryError); a ValueError is
+            # RQ refusing a name a crashed loop left registered. Either way: wait, and come back as a new worker
+            if isinstance(exc, ValueError) and "active worker named" not in str(exc):
+                raise
+            log.warning("Redis unusable (%s); retrying in %.0f s", exc, delay)
+            if worker is not None:
+                with contextlib.suppress(Exception):  # best effort: Redis may still refuse it
+                    worker.register_death()
+            generation += 1
             time.sleep(delay)
             delay = min(delay * 2, 30.0)
             continue
