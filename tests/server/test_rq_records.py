@@ -37,3 +37,24 @@ def test_a_bug_in_any_runner_is_a_plain_sentence_for_the_user() -> None:
     assert "RuntimeError" not in error.message and "10.0.0.5" not in error.message and "/srv" not in error.message
     assert error.message.startswith("internal error")
     assert describe_failure(EngineError("n: too small")).message == "n: too small"  # the engine's own reasons stay
+
+
+def test_a_queued_record_whose_result_is_cached_reports_the_result(redis_url: str, queue_name: str) -> None:
+    """A job whose result exists reports it, whatever RQ's record still says (here: queued, no worker)."""
+    from fastapi.testclient import TestClient
+
+    from headdiv.server.main import create_app
+    from headdiv.workers.jobs.cache.base import encode_result
+    from headdiv.workers.jobs.runner import run_job
+    from tests.server.conftest import rq_settings
+    from tests.server.helpers import RUN_SEED, small
+
+    body = small(H=2, seed=RUN_SEED + 81)
+    app = create_app(rq_settings(redis_url, queue_name), mount_dashboard=False)
+    with TestClient(app) as client:
+        queued = client.post("/api/v1/simulations", json=body)
+        assert queued.status_code == 202 and queued.json()["status"] == "queued", queued.text
+        job_id = queued.json()["job_id"]
+        app.state.backend.cache.set(job_id, encode_result(run_job("simulation", body)))
+        now = client.get(f"/api/v1/jobs/{job_id}")
+        assert now.status_code == 200 and now.json()["status"] == "finished" and now.json()["result"]["mse"] > 0

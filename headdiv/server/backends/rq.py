@@ -316,6 +316,8 @@ class RQBackend(FanOut):
         status = job.get_status(refresh=False)
         progress = float((job.meta or {}).get("progress", 0.0))
         if status in PENDING:
+            if (raw := self.cache.get(job_id)) is not None:  # computed meanwhile: a record left queued says less
+                return JobState.finished(job_id, raw, cached=True)
             if submitting and status == JobStatus.DEFERRED and self._orphaned(job):
                 return None  # it waits for chunk jobs that no longer exist: run it afresh
             return self._view(job, JobState(job_id=job_id, status="queued", progress=progress))
