@@ -28,7 +28,7 @@ SECURITY_HEADERS = (
     b"referrer-policy: same-origin\r\n"
     b"content-security-policy: default-src 'none'; frame-ancestors 'none'\r\n"
 )
-REASONS = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
+REASONS = {400: b"Bad Request", 408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
 
 
 PAGE = (
@@ -111,6 +111,13 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             # a page's GET (not the API's): the start of the request line is in `_first`
             page = self._first.startswith(b"GET /") and not self._first.startswith(b"GET /api/")
             self.transport.write(refusal(status, message, page=page))
+            self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """The parser's own 400 (a malformed request line or header), with the security headers."""
+        self._stop_head_timer()
+        if not self.transport.is_closing():
+            self.transport.write(refusal(400, msg))
             self.transport.close()
 
     def _head_too_slow(self) -> None:

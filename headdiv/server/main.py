@@ -12,7 +12,8 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -22,7 +23,7 @@ from headdiv.server.api.docs_pages import install_docs
 from headdiv.server.api.limits import BodyLimitMiddleware
 from headdiv.server.api.openapi_schema import install_openapi
 from headdiv.server.api.router import api_router, fallback_router
-from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
+from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy, security_headers
 from headdiv.server.backends.base import JobBackend
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.dashboard_mount import dashboard_app
@@ -178,4 +179,14 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     # outermost: every response, the 413/408 of the body limits included, carries the headers
     csp = content_security_policy(script_hashes, settings.framing_origins)
     app.add_middleware(SecurityHeadersMiddleware, csp=csp)
+    # a bug's 500 is answered by Starlette's outermost middleware, past the one above: it gets the headers
+    # here, and a plain sentence (the traceback goes to the log)
+    crash_headers = {name.decode(): value.decode() for name, value in security_headers(csp)}
+
+    async def on_crash(request: Request, exc: Exception) -> JSONResponse:
+        log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        text = "internal error; the server's log has the details"
+        return JSONResponse({"detail": text, "message": text}, status_code=500, headers=crash_headers)
+
+    app.add_exception_handler(Exception, on_crash)
     return app

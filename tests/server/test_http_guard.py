@@ -192,3 +192,24 @@ def test_an_over_long_link_is_a_readable_page_and_an_api_call_a_json_line() -> N
         assert page.startswith(b"HTTP/1.1 431 ") and b"text/html" in page and b"too long to open" in page, page[:400]
         assert b"x-content-type-options: nosniff" in page
         assert api.startswith(b"HTTP/1.1 431 ") and b"application/json" in api and b'"detail"' in api
+
+
+def test_a_malformed_request_and_a_crash_carry_the_headers_and_no_details() -> None:
+    """The parser's own 400 and a bug's 500 are answered outside the app's header middleware: they carry the
+    security headers anyway, and the 500 names nothing of the bug (the log has it)."""
+    settings = embedded_settings()
+    app = create_app(settings, mount_dashboard=False)
+
+    def boom() -> None:
+        raise RuntimeError("secret detail at /srv/x.py talking to 10.0.0.5")
+
+    app.add_api_route("/api/v1/boom", boom)
+    app.router.routes.insert(0, app.router.routes.pop())  # before the API's catch-all
+    with ServerThread(app, settings=settings) as running:
+        sock = _connect(running.port)
+        sock.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n")
+        bad = _answer(sock)
+        assert bad.startswith(b"HTTP/1.1 400 ") and b"x-content-type-options: nosniff" in bad, bad[:300]
+        crash = httpx.get(f"{running.url}/api/v1/boom", timeout=10)
+        assert crash.status_code == 500 and crash.headers["x-content-type-options"] == "nosniff"
+        assert "secret" not in crash.text and "RuntimeError" not in crash.text and "10.0.0.5" not in crash.text

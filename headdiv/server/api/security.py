@@ -39,16 +39,22 @@ def content_security_policy(script_hashes: Iterable[str] = (), frame_ancestors: 
     )
 
 
+def security_headers(csp: str) -> list[tuple[bytes, bytes]]:
+    """The headers every answer carries, for a page with this content security policy."""
+    headers = [
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"same-origin"),
+        (b"content-security-policy", csp.encode()),
+    ]
+    if "frame-ancestors 'none'" in csp:  # X-Frame-Options cannot name origins: only when none may frame
+        headers.insert(1, (b"x-frame-options", b"DENY"))
+    return headers
+
+
 class SecurityHeadersMiddleware:
     def __init__(self, app: ASGIApp, csp: str) -> None:
         self.app = app
-        self.headers = [
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"same-origin"),
-            (b"content-security-policy", csp.encode()),
-        ]
-        if "frame-ancestors 'none'" in csp:  # X-Frame-Options cannot name origins: only when none may frame
-            self.headers.insert(1, (b"x-frame-options", b"DENY"))
+        self.headers = security_headers(csp)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
