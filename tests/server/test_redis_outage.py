@@ -157,3 +157,5 @@ def test_a_full_redis_costs_no_worker_and_no_job(private_redis: RedisServer, tmp
         assert proc.proc.poll() is None, "the worker lives on"
         after = client.post("/api/v1/simulations", params={"wait": 60}, json=small(H=2, seed=SEED + 72))
         assert after.json()["status"] == "finished", after.text
+        # the names the full Redis kept registered are gone: health counts the one worker there is
+        assert client.get("/api/v1/health").json()["workers"] == 1

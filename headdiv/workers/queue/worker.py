@@ -106,6 +106,15 @@ class HeaddivWorker(SimpleWorker):
                 log.warning("heartbeat for job %s failed: %s", job.id, exc)
 
 
+def _forgotten(worker: HeaddivWorker) -> bool:
+    """Unregister a worker this process no longer runs; False when Redis refuses (full, or away)."""
+    try:
+        worker.register_death()
+    except Exception:  # a full or absent Redis: best effort, asked again later
+        return False
+    return True
+
+
 def build_worker(
     redis_url: str, queue_names: list[str] | None, settings: WorkerSettings, generation: int = 0
 ) -> HeaddivWorker:
@@ -158,10 +167,12 @@ def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: b
     if settings.warm_up:
         threading.Thread(target=_warm_up, args=(settings,), name="headdiv-warm-up", daemon=True).start()
     delay, generation = 1.0, 0
+    stale: list[HeaddivWorker] = []  # earlier names a full Redis kept registered: health would count them
     while True:
         worker: HeaddivWorker | None = None
         try:
             worker = build_worker(redis_url, queue_names, settings, generation)
+            stale = [old for old in stale if not _forgotten(old)]
             worker.work(burst=burst, logging_level="INFO")
         except (RedisError, ValueError) as exc:
             # unreachable, or full (`noeviction` at maxmemory refuses writes: OutOfMemoryError); a ValueError is
@@ -169,9 +180,8 @@ def run_worker(redis_url: str, queue_names: list[str] | None = None, *, burst: b
             if isinstance(exc, ValueError) and "active worker named" not in str(exc):
                 raise
             log.warning("Redis unusable (%s); retrying in %.0f s", exc, delay)
-            if worker is not None:
-                with contextlib.suppress(Exception):  # best effort: Redis may still refuse it
-                    worker.register_death()
+            if worker is not None and not _forgotten(worker):
+                stale.append(worker)  # Redis refused its death too: asked again once it takes writes
             generation += 1
             time.sleep(delay)
             delay = min(delay * 2, 30.0)
