@@ -296,7 +296,12 @@ def expand(search: str | None) -> str:
         k = 1
     # a step past the end opens the tour at its start, as the registry's notice says (`step_within_tour`)
     step = tour.step(k if k <= len(tour.steps) else 1)
-    return f"{step.query}&{text}" if text else step.query
+    # each key once: the step's, unless the link names it (a key the link itself repeats stays repeated,
+    # for the registry to say so)
+    own = parse_qsl(text, keep_blank_values=True)
+    named = {key for key, _ in own}
+    base = [(key, v) for key, v in parse_qsl(step.query, keep_blank_values=True) if key not in named]
+    return urlencode(base + own, safe=",")
 
 
 def step_link(tour: str, k: int, keep: dict[str, str] | None = None) -> str:

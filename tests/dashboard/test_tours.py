@@ -163,3 +163,15 @@ def test_a_step_past_the_tours_end_is_said_and_opens_its_first_step() -> None:
     first = REG.parse(expand(f"tour={tour.id}&step=1"))
     assert state.values == first.values  # the first step's state, not the last one's
     assert REG.parse(expand(f"tour={tour.id}&step={len(tour.steps)}")).notices == []
+
+
+def test_every_step_link_opens_without_a_notice_even_with_the_page_keys_it_shares() -> None:
+    """A step's link names the step; its state is the step's query with the link's own keys winning, each key
+    once (a key given twice is a notice, so the expansion must not make one)."""
+    for tour in TOURS.values():
+        for k in range(1, len(tour.steps) + 1):
+            for extra in ("", "&large=1", "&tab=ensemble&large=1&replicates=20&queries=16"):
+                state = REG.parse(expand(step_link(tour.id, k) + extra))
+                assert state.notices == [], (tour.id, k, extra, state.notices)
+    state = REG.parse(expand(f"{step_link('why-many-heads', 1)}&theta=10&theta=20"))
+    assert any("more than once" in n for n in state.notices)  # the link's own repetition is still said
