@@ -205,7 +205,7 @@ class RQBackend(FanOut):
                     self.admission.check(self._claims(), client, todo.work, self.speed())
                     queue = self.fast_queue if self.admission.fast(todo.work) else self.queue
                 if lease := background and bool(client):
-                    self.want(job_id, self.admission.ahead_lease_s)
+                    self.lease(job_id, self.admission.ahead_lease_s)
                 self._enqueue(kind, request, job_id, queue, todo, client, lease)
                 self.accepted.add(job_id, Accepted(kind, request, client, background))
             finally:

@@ -41,14 +41,14 @@ class FanOut:
     fast_queue: Queue
     low_queue: Queue
 
+    def lease(self, job_id: str, seconds: float) -> None:
+        """A job computed ahead of a person lives `seconds` unless someone asks for it again (`want`)."""
+        self.redis.set(wanted_key(job_id), b"1", px=max(1, int(seconds * 1000)))
+
     def want(self, job_id: str, seconds: float) -> None:
-        """Someone wants `job_id` for at least `seconds` more (a leased job stops when no one does): the
-        `wanted` key is created or its time extended, never shortened."""
-        key, ms = wanted_key(job_id), max(1, int(seconds * 1000))
-        with self.redis.pipeline(transaction=False) as pipe:
-            pipe.set(key, b"1", px=ms, nx=True)
-            pipe.pexpire(key, ms, gt=True)
-            pipe.execute()
+        """Someone wants `job_id` for at least `seconds` more: a leased job's time is extended, never
+        shortened (one command, a no-op for a job without a lease: no key is made for it)."""
+        self.redis.pexpire(wanted_key(job_id), max(1, int(seconds * 1000)), gt=True)
 
     def _enqueue(
         self, kind: str, request: BaseModel, job_id: str, queue: Queue, todo: Pending, client: str, lease: bool = False

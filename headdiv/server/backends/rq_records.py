@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import logging
-
 from rq.job import Job
 
 from headdiv.workers.jobs.failures import timed_out
 from headdiv.workers.jobs.state import JobError, JobState
-
-log = logging.getLogger(__name__)
 
 
 def ended_state(job: Job) -> JobState | None:
@@ -20,12 +16,12 @@ def ended_state(job: Job) -> JobState | None:
 
 def failure_of(job: Job) -> JobError:
     """RQ's record of a failed job, as a short reason: timeout, lost worker, or a plain sentence for a crash
-    (its traceback names modules, classes and maybe addresses: the log keeps it, the user gets none of it)."""
+    (its traceback names modules, classes and maybe addresses: the worker logged it and RQ keeps it; the user
+    gets none of it). Read at every poll of the job, so it logs nothing itself."""
     result = job.latest_result()
     text = (result.exc_string if result is not None else None) or ""
     if "JobTimeoutException" in text:
         return timed_out(float(job.timeout or 0))
     if "AbandonedJobError" in text or "terminated unexpectedly" in text:
         return JobError(message="the worker running this job stopped (crashed or was killed)", type="abandoned")
-    log.warning("job %s failed in a worker: %s", job.id, text.strip().splitlines()[-1:] or "no record")
     return JobError(message="the job failed in a worker (an internal error; the worker's log has the details)")

@@ -53,17 +53,23 @@ def block_bytes(device: torch.device) -> tuple[int, int]:
     s = get_engine_settings()
     if device.type != "cuda":
         return s.chunk_bytes, s.score_bytes
-    free, _ = torch.cuda.mem_get_info(device)
+    _, free = gpu_memory(device) or (0, 0)
     cap = max(1 << 20, free // MEMORY_SHARE)
     return min(s.cuda_chunk_bytes, cap), min(s.cuda_score_bytes, cap)
 
 
+def gpu_memory(device: torch.device) -> tuple[int, int] | None:
+    """(total, free) bytes of a GPU now; None for the CPU."""
+    if device.type != "cuda":
+        return None
+    free, total = torch.cuda.mem_get_info(device)
+    return int(total), int(free)
+
+
 def memory_report(device: torch.device) -> str:
     """'40.1 of 139.8 GiB free' for a GPU; '' for the CPU."""
-    if device.type != "cuda":
-        return ""
-    free, total = torch.cuda.mem_get_info(device)
-    return f"{free / GIB:.1f} of {total / GIB:.1f} GiB free"
+    memory = gpu_memory(device)
+    return "" if memory is None else f"{memory[1] / GIB:.1f} of {memory[0] / GIB:.1f} GiB free"
 
 
 @contextlib.contextmanager

@@ -28,12 +28,13 @@ class DeviceProbe:
             return None, None
         import torch
 
+        from headdiv.workers.engine.device import gpu_memory
+
         try:
-            free, total = torch.cuda.mem_get_info(self.index)
+            return gpu_memory(torch.device("cuda", self.index)) or (None, None)
         except Exception as exc:  # a heartbeat must never fail for a measurement
             log.warning("GPU memory not read: %s", exc)
             return None, None
-        return int(total), int(free)
 
 
 @lru_cache(maxsize=1)
