@@ -10,6 +10,9 @@ Measured side by side in one run:
             where it waits for a runner; cut off at --patience seconds); the ratios to alone
   admission 30 distinct maximal simulations submitted by one client: how many are accepted before 429,
             and the Retry-After it is told
+  warm start seconds a person's S1 simulation takes through the API right after start-up, while the warm
+            start computes the dashboard's first views at low priority, and with the warm start off
+            (--repeat fresh servers each, interleaved): the background work must yield to the person
 
 Run: `python bench/bench_admission.py` (about two minutes on 2 cores).
 """
@@ -136,15 +139,45 @@ def admission() -> None:
     )
 
 
+def s1(seed: int) -> dict[str, Any]:
+    return {"replicates": 200, "H": 8, "queries": 64, "n": 512, "d_k": 8, "seed": seed}
+
+
+def warm_start_yields(repeat: int) -> None:
+    times: dict[bool, list[float]] = {True: [], False: []}
+    # the process's one-time costs paid by neither side: imports and first compiles, and the dashboard's
+    # modules the warm start reads its requests from (`headdiv serve` has them loaded before it starts)
+    with api(warm_start=True) as client:
+        client.post(f"{SIMULATIONS}?wait=60", json=s1(9499))
+    for k in range(repeat):
+        for warm in (True, False) if k % 2 else (False, True):
+            with api(warm_start=warm) as client:  # the warm start submits its jobs once the speed is known
+                started = time.perf_counter()
+                answer = client.post(f"{SIMULATIONS}?wait=60", json=s1(9500 + 2 * k + warm))
+                assert answer.status_code == 200, answer.text
+                times[warm].append(time.perf_counter() - started)
+    on, off = (statistics.median(times[w]) for w in (True, False))
+    print(
+        f"warm start S1 through the API: median {on * 1000:.0f} ms during the warm start"
+        f" (max {max(times[True]) * 1000:.0f}), {off * 1000:.0f} ms without (max {max(times[False]) * 1000:.0f});"
+        f" {on / off:.2f}x; each (ms): on {[round(t * 1000) for t in times[True]]}, off {[round(t * 1000) for t in times[False]]}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--patience", type=float, default=30.0)
+    parser.add_argument("--only", choices=("cancel", "timeout", "fairness", "admission", "warm"))
     args = parser.parse_args()
+    if args.only == "warm":
+        warm_start_yields(args.repeat)
+        return
     cancel_latency(args.repeat)
     timeout_overshoot()
     fairness(args.patience)
     admission()
+    warm_start_yields(args.repeat)
 
 
 if __name__ == "__main__":

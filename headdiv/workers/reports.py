@@ -83,7 +83,12 @@ def builtin_models() -> list[BuiltinModel]:
 
 
 def warm_up() -> bool:
-    """Compile the NW step ahead of the first request; False when compilation is off or fails."""
+    """Load every module a job imports lazily and compile the NW step ahead of the first request; False when
+    compilation is off or fails. A first import holds the interpreter for a second or more (scipy, for the
+    surfaces' fits): paid here, never by a job while another runs beside it."""
+    import headdiv.workers.engine.assemble
+    import headdiv.workers.engine.runners
+    import headdiv.workers.engine.simulation  # noqa: F401
     from headdiv.workers.engine.nw import warm_up as compile_step
 
     return compile_step()

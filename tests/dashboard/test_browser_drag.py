@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs
 
+import httpx
 import pytest
 
+from tests.conftest import need
 from tests.dashboard.test_layout_browser import wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
@@ -227,3 +229,47 @@ def test_the_covariance_labs_angles_slider_redraws_its_charts_live(page: Any, se
     )
     # and the charts end on the new number of angles (the release's own drawing agrees with the live one)
     page.wait_for_function("(s) => document.querySelector(s).data[0].x.length === 4", arg=split, timeout=60_000)
+
+
+def test_the_real_models_layer_charts_follow_the_thumb_with_one_history_entry(page: Any, server_url: str) -> None:
+    """Real models: a layer is drawn from the report on the page (no computation), so its slider reports while
+    it moves; the charts show each layer the thumb passes while the button is down, and the drag is one
+    history entry ending on the released layer."""
+    warm = httpx.get(f"{server_url}/api/v1/models/builtin/all-MiniLM-L6-v2/hdi", timeout=120)
+    if warm.status_code == 404:
+        need(f"the built-in model is not available: {warm.json().get('detail')}")
+    heat = '[id*=\'"name":"mdl-overlap"\'] .gtitle'
+    page.goto(f"{server_url}/?tab=models&layer=0&{SMALL}")
+    page.wait_for_function("(s) => /layer 0 /.test((document.querySelector(s) || {}).textContent || '')", arg=heat)
+    page.evaluate(
+        "(s) => { window.__layers = []; new MutationObserver(() => { const e = document.querySelector(s);"
+        " const m = e && /layer (\\d+) /.exec(e.textContent);"
+        " if (m && window.__layers[window.__layers.length - 1] !== +m[1]) window.__layers.push(+m[1]); })"
+        ".observe(document.body, {subtree: true, childList: true, characterData: true}); }",
+        heat,
+    )
+    before = page.evaluate("() => history.length")
+    slider = page.locator("#mdl-layer [role=slider]")
+    slider.scroll_into_view_if_needed()
+    thumb = slider.bounding_box()
+    track = page.locator("#mdl-layer .dash-slider-track").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(x + track["width"] * 0.8 * i / 10, y)
+        page.wait_for_timeout(250)
+    page.wait_for_function("() => window.__layers.length >= 2", timeout=20_000)
+    during = page.evaluate("() => window.__layers.slice()")
+    page.mouse.up()
+    released = int(slider.get_attribute("aria-valuenow") or 0)
+    assert released >= 3
+    page.wait_for_function("(l) => location.search.includes('layer=' + l)", arg=released)
+    page.wait_for_function(
+        "(a) => { const l = window.__layers; return l[l.length - 1] === a[1] && history.length === a[0] + 1; }",
+        arg=[before, released],
+        timeout=20_000,
+    )
+    assert during == sorted(set(during)) and during[-1] > 0, during  # each a layer the thumb passed, in order
+    page.wait_for_timeout(1500)  # the drag's writes are over: still one entry
+    assert page.evaluate("() => history.length") == before + 1

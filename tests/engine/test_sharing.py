@@ -13,6 +13,7 @@ from headdiv.workers.engine.device import resolve_device
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.keymaps import KeyMap, head_maps
 from headdiv.workers.engine.simulation import simulate, simulate_many
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}
@@ -125,3 +126,16 @@ def test_wide_keys_of_two_families_in_one_call_agree_with_each_cell_alone() -> N
     batched = {k: r.model_dump(mode="json") for k, r in simulate_many(cells)}
     for k, s in enumerate(cells):
         assert batched[k]["mse"] == pytest.approx(simulate(s).model_dump(mode="json")["mse"], rel=1e-6)
+
+
+def test_a_batch_asks_whether_to_stop_between_its_cells() -> None:
+    """Building a batch's heads and decomposing its cells run between NW blocks; a background run must yield
+    (and a canceled one stop) there too, not only inside the NW step: once the first cell is out, the next
+    question stops the run before another cell is decomposed."""
+    cells = [Scenario(replicates=4, queries=4, n=16, theta=t) for t in (10.0, 20.0, 30.0)]
+    out: list[int] = []
+    runs = simulate_many(cells, should_cancel=lambda: bool(out))
+    with pytest.raises(JobCancelled):
+        for k, _ in runs:
+            out.append(k)
+    assert out == [0]

@@ -217,7 +217,9 @@
   }
   // A burst of arrow-key presses on a slider (a held key, or quick taps) is one movement, as a drag is: the
   // URL writes after the burst's first replace the history entry that one made, so Back returns to the
-  // value before the burst. A press more than KEY_BURST_MS after the last one starts a new entry.
+  // value before the burst. A press more than KEY_BURST_MS after the last one starts a new entry. A drag
+  // is a burst too, while the button is down and KEY_BURST_MS after: a slider that reports while it moves
+  // (`updatemode="drag"`, whose values need no computation) writes one entry per drag.
   var KEY_BURST_MS = 1200, keyBurstUntil = 0, burstPushed = false;
   stats.inKeyBurst = function () { return Date.now() < keyBurstUntil; };
   var push = window.history.pushState;
@@ -232,11 +234,16 @@
   // writes after a link, a preset or the back button is drawn by the usual path).
   var steering = null, until = 0;
   function steer(ev) {
+    var any = ev.target && ev.target.closest && ev.target.closest(".dash-slider-container");
+    if (any && ev.type === "pointerdown") {
+      down = true;
+      if (Date.now() >= keyBurstUntil) burstPushed = false;
+      keyBurstUntil = Infinity; // until the button is up
+    }
     var box = slider(ev.target);
     if (!box) return;
     steering = box;
     until = Date.now() + 1500;
-    if (ev.type === "pointerdown") down = true;
     // an arrow key's value is known before the slider has re-rendered: drawn at once (its own change of
     // aria-valuenow then finds that position drawn already)
     var sign = {ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1}[ev.key];
@@ -262,8 +269,14 @@
   document.addEventListener("pointerover", near, true);
   document.addEventListener("pointerdown", steer, true);
   document.addEventListener("keydown", steer, true);
-  document.addEventListener("pointerup", function () { down = false; }, true);
-  document.addEventListener("pointercancel", function () { down = false; }, true);
+  function up() {
+    // a drag that wrote the URL while moving: its last write (after the release) still replaces that entry;
+    // one that did not (a live slider writes on release): the release's write is a new entry, and so is any after
+    if (down) keyBurstUntil = burstPushed ? Date.now() + KEY_BURST_MS : 0;
+    down = false;
+  }
+  document.addEventListener("pointerup", up, true);
+  document.addEventListener("pointercancel", up, true);
   document.addEventListener("click", function (ev) {
     var play = ev.target && ev.target.closest && ev.target.closest(".play-btn");
     var row = play && play.closest(".play-row");

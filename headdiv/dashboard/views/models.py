@@ -84,7 +84,9 @@ def layout(state: PageState) -> Component:
                     ),
                     control(
                         "layer",
-                        dcc.Slider(0, 5, 1, value=state.get("layer", 0), id="mdl-layer"),
+                        # the charts follow the thumb: a layer needs no computation, only drawing from the
+                        # report on the page (built-in or uploaded); the drag is one history entry (live.js)
+                        dcc.Slider(0, 5, 1, value=state.get("layer", 0), id="mdl-layer", updatemode="drag"),
                         "layer",
                         "Layer whose key overlap is drawn.",
                     ),

@@ -260,6 +260,7 @@ def run_draws(
         for name, cells, g in _gates(plan, sums, n):
             gates[name][cells, r0:r1] = g
         del data, outs, sums, by_unit
+    tick(0)
     if progress:
         progress(1.0)
     return _hand_over(batch, plan, xq, est, gates, big, slices)

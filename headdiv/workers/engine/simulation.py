@@ -14,6 +14,7 @@ from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device
 from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import Draws, run_draws
 from headdiv.workers.engine.results import result_of
+from headdiv.workers.errors import JobCancelled
 from headdiv.workers.schemas import Scenario
 from headdiv.workers.schemas.results.simulation import SimulationResult
 from headdiv.workers.schemas.weightings import WEIGHTINGS
@@ -127,9 +128,19 @@ def simulate_many(
     total = sum(s.work for s in scenarios) or 1.0
     done = 0.0
     later = settings.cuda_batch_work if dev.type == "cuda" else settings.batch_work
+
+    def check() -> None:
+        """Between cells too, not only between NW blocks: building a batch's heads and decomposing its cells
+        take a second on a big surface, time in which a background run must yield to a person's job."""
+        if should_cancel and should_cancel():
+            raise JobCancelled(f"cancelled after {done / total:.0%} of the run")
+
     for batch in plan_batches(scenarios, settings.first_batch_work, later, settings.max_estimates):
         started = time.perf_counter()
-        cells = [(scenarios[i], build_geometry(scenarios[i])) for i in batch]
+        cells = []
+        for i in batch:
+            check()
+            cells.append((scenarios[i], build_geometry(scenarios[i])))
         work = sum(s.work for s, _ in cells)
         distinct: dict[str, int] = {}
         for s, _ in cells:
@@ -144,6 +155,7 @@ def simulate_many(
             draws = run_draws(list(first.values()), dev, dt, should_cancel=should_cancel, progress=within)
         seconds = (time.perf_counter() - started) / len(cells)
         for i, (s, geometry) in zip(batch, cells, strict=True):
+            check()
             yield i, _result(s, geometry, draws[distinct[draw_key(s)]], dev, dt, seconds)
         done += work
 

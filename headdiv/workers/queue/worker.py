@@ -142,8 +142,8 @@ def build_worker(
 
 def _warm_up(settings: WorkerSettings) -> None:
     """Compile the engine, then measure its speed (unless configured): before the first job, if it is quick."""
-    from headdiv.workers.engine.nw import warm_up
     from headdiv.workers.engine.speed import measure_speed
+    from headdiv.workers.reports import warm_up
 
     warm_up()
     if HeaddivWorker.speed is None:
