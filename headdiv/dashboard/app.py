@@ -35,6 +35,7 @@ from headdiv.dashboard.jobs import register_job, register_view_job
 from headdiv.dashboard.live import register_live
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import headline, simulation_request
+from headdiv.dashboard.standalone.routes import register_exports
 from headdiv.dashboard.state import HIDEABLE, State, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import tour_params
 from headdiv.dashboard.upload_relay import DEFAULT_UPLOAD_LIMIT, register_upload_relay, upload_url
@@ -356,13 +357,7 @@ def create_dash_app(
     views = list(VIEWS)
     registry = build_registry(views)
     client = client or ApiClient(api_url)
-    app = _Dash(
-        __name__,
-        title="headdiv",
-        assets_folder=str(ASSETS),
-        update_title="",
-        serve_locally=True,
-    )
+    app = _Dash(__name__, title="headdiv", assets_folder=str(ASSETS), update_title="", serve_locally=True)
     # the page names each asset with its modification time (`?m=`), so a browser may keep it: a later visit
     # runs the scripts at once instead of asking whether each changed first
     app.server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
@@ -375,6 +370,7 @@ def create_dash_app(
     register_upload_relay(app.server, client, prefix)
     app.layout = _layout(registry, views)
     register_live(app, client, registry, views)
+    register_exports(app, client, registry, views)
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)
     _register_frame(app, views)

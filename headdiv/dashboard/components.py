@@ -9,6 +9,7 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from headdiv.dashboard.figures.theme import empty_figure
+from headdiv.dashboard.standalone.buttons import view_exports
 
 EXPLANATIONS = Path(__file__).parent / "explanations"
 
@@ -51,7 +52,8 @@ def explanation(name: str) -> Component:
 
 def view_page(content: list[Component], explain: str) -> Component:
     """The frame of a view: its controls and charts, and its explanation beside them (`hide=explain` hides it)."""
-    return html.Div([html.Div(content, className="charts"), explanation(explain)], className="view-grid")
+    charts = html.Div([*content, view_exports()], className="charts")
+    return html.Div([charts, explanation(explain)], className="view-grid")
 
 
 def job_status(prefix: str) -> Component:

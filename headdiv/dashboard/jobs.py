@@ -14,6 +14,7 @@ while its tab is shown), so a key press costs no request for the views that are 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -298,3 +299,19 @@ def draw_result(
         if result is None:
             return tuple(no_update for _ in outputs)
         return draw(result, *values)
+
+
+def computed(client: ApiClient, req: Request, *, patience: float = 900.0) -> ResultModel:
+    """A request's result computed to its end (an export, which has no page to poll from): asked again while
+    it runs (the same request is the same job); `ApiError` when it is refused, fails or outlasts `patience`."""
+    deadline = time.monotonic() + patience
+    path, body = req
+    while True:
+        job = client.submit(path, body, wait=min(30.0, max(1.0, deadline - time.monotonic())))
+        if job.done:
+            if job.status != "finished" or job.result is None:
+                raise ApiError(job.message or f"the computation ended {job.status}", 422)
+            return kind_at(path).result.model_validate(job.result)
+        if time.monotonic() > deadline:
+            client.cancel(job.job_id)
+            raise ApiError(f"the computation took longer than {patience:.0f} s", 504)

@@ -29,7 +29,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,7 @@ from dash.development.base_component import Component
 from plotly.io.json import to_json_plotly
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
-from headdiv.dashboard.jobs import Request, request_key
+from headdiv.dashboard.jobs import Request, computed, request_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import State, UrlRegistry
 from headdiv.dashboard.tours import expand
@@ -132,7 +132,7 @@ def variant_of(state: State, part: LivePart) -> dict[str, Any]:
     return {"large": bool(state.get("large")), **{name: state.get(name) for name in part.variant}}
 
 
-def _large(fig: go.Figure) -> go.Figure:
+def with_large_fonts(fig: go.Figure) -> go.Figure:
     fig.update_layout({k.replace(".", "_"): v for k, v in LARGE_FONTS.items()})
     return fig
 
@@ -140,7 +140,10 @@ def _large(fig: go.Figure) -> go.Figure:
 def draw_part(part: LivePart, state: State, result: Any, key: str) -> bytes:
     """A part's answer as JSON: its key, its charts, and the header's numbers when it is the simulation."""
     large = bool(state.get("large"))
-    charts = {name: (_large(fig) if large else fig).to_plotly_json() for name, fig in part.draw(result, state).items()}
+    charts = {
+        name: (with_large_fonts(fig) if large else fig).to_plotly_json()
+        for name, fig in part.draw(result, state).items()
+    }
     answer: dict[str, Any] = {"key": key, "charts": charts}
     if isinstance(result, SimulationResult):
         answer.update(headline(result))
@@ -162,6 +165,22 @@ def _computed(client: ApiClient, part: LivePart, req: Request, ahead: bool) -> A
     if job.status != "finished" or job.result is None:
         raise ApiError(job.message or "the computation failed", 422)
     return kind_at(req[0]).result.model_validate(job.result)
+
+
+def drawn_to_the_end(parts: Sequence[LivePart], state: State, client: ApiClient) -> dict[str, go.Figure]:
+    """Every part's charts for `state`, each computation waited for to its end (an export has no page to
+    poll from), by chart name."""
+    charts: dict[str, go.Figure] = {}
+    for part in parts:
+        req = part.request(state)
+        if req is None:
+            continue
+        if part.report is not None:
+            result: Any = part.report.model_validate(client.get(req[0], params=req[1], slow=120.0))
+        else:
+            result = computed(client, req)
+        charts.update(part.draw(result, state))
+    return charts
 
 
 def _json(status: int, body: Mapping[str, Any]) -> flask.Response:

@@ -23,6 +23,7 @@ from headdiv.dashboard.client_config import HIDING_PRESETS, clientside, config_s
 from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_note
 from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.shared_callbacks import pure_callback
+from headdiv.dashboard.standalone.buttons import tour_file_button, tour_file_link
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.state import UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
@@ -71,6 +72,7 @@ def layout() -> Component:
                 [
                     dcc.Link("← previous", id="tour-prev", href="", className="btn tour-nav"),
                     dcc.Link("next →", id="tour-next", href="", className="btn tour-nav"),
+                    tour_file_button(),  # the whole tour as one HTML file that works offline
                 ],
                 id="tour-nav",
                 className="tour-nav-row",
@@ -240,6 +242,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         Output("tour-prev", "className"),
         Output("tour-next", "className"),
         Output("tour-nav", "style"),
+        Output("tour-download", "href"),
         Input(TOUR_STATE, "data"),
         prevent_initial_call=True,  # the gate passes the first state on
     )
@@ -250,8 +253,9 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         if found is None:
             preset = preset_story(registry, st)
             if preset is None:
-                return (hidden, "tour-panel", "", "", "", "", [], "", "", "", "", hidden)
-            return ({}, "tour-panel preset-story", "Preset", "", preset.name, preset.story, [], "", "", "", "", hidden)
+                return (hidden, "tour-panel", "", "", "", "", [], "", "", "", "", hidden, "")
+            story: tuple[Any, ...] = (preset.name, preset.story, [], "", "", "", "", hidden, "")
+            return ({}, "tour-panel preset-story", "Preset", "", *story)
         tour, k = found
         step: Step = tour.steps[k - 1]
         n = len(tour.steps)
@@ -272,6 +276,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
             nav if prev_href else nav + " disabled",
             nav if next_href else nav + " disabled",
             {},
+            tour_file_link(tour.id),
         )
 
     @pure_callback(

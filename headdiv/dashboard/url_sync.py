@@ -63,6 +63,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
         classes = ["root"] + [f"hide-{k}" for k in sorted(hidden)] + (["large"] if st.get("large") else [])
         classes += ["embed"] if st.get("embed") else []
         shown = by_id.get(str(tab))
+        classes += [] if shown is None or shown.exportable else ["no-html-export"]
         reasons = {**inactive_scenario_keys(st.values), **(shown.ignored(st) if shown is not None else {})}
         return [
             " ".join(classes),

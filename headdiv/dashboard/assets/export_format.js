@@ -26,5 +26,14 @@
     },
     true
   );
+  // "this view as HTML": the file of the state the page shows, so its link takes the page's query when clicked
+  document.addEventListener(
+    "click",
+    function (e) {
+      var a = e.target && e.target.closest && e.target.closest("a.export-html");
+      if (a) a.setAttribute("href", a.getAttribute("href").split("?")[0] + location.search);
+    },
+    true
+  );
   window.headdivExportFormat = {chosen: chosen, apply: apply};
 })();

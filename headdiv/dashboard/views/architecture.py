@@ -11,7 +11,7 @@ from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
 from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.figures.theme import empty_figure
-from headdiv.dashboard.jobs import draw_result
+from headdiv.dashboard.jobs import computed, draw_result
 from headdiv.dashboard.state import Param
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View, ViewJob
@@ -83,6 +83,14 @@ def figures(result: ArchitectureResult, client: ApiClient) -> tuple[Any, Any, st
     return figs.architecture_mse(result), curves, error, figs.architecture_formula(result)
 
 
+def still(state: PageState, client: ApiClient) -> dict[str, Any]:
+    """Both charts for a state, every split measured (a page without a server shows them)."""
+    result = computed(client, architecture_request(state))
+    assert isinstance(result, ArchitectureResult)
+    mse, curves, _error, _formula = figures(result, client)
+    return {"arch-mse": mse, "arch-theory": curves}
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     charts = [Output(chart_id(name), "figure") for name in ("arch-mse", "arch-theory")]
     outputs = [*charts, Output("arch-theory-error", "children"), Output("arch-formula", "children")]
@@ -101,6 +109,7 @@ VIEW = View(
     ],
     description="Many small heads or a few big ones? Every split of a fixed budget, measured and predicted.",
     jobs=(ViewJob("arch", architecture_request, "architecture", until="progress"),),
+    still=still,
     ignores={
         "H": "every split H × dₖ of the budget is computed",
         "d_k": "every split H × dₖ of the budget is computed",

@@ -30,6 +30,8 @@ from headdiv.dashboard.jobs import Request, ViewJob
 from headdiv.dashboard.state import Param, State
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from headdiv.dashboard.api_client import ApiClient
     from headdiv.dashboard.live import LivePart
 
@@ -66,10 +68,18 @@ class View:
     """The jobs the view runs while it is shown."""
     live: tuple[LivePart, ...] = ()
     """Its computations and their figures, which the page fetches for a state while a slider moves (`live.py`)."""
+    still: Callable[[State, ApiClient], Mapping[str, go.Figure]] | None = None
+    """Its charts for a state, computed to the end, by chart name: what a page without a server shows
+    (`standalone/`). A view with `live` parts needs none: their figures are the same charts."""
     ignores: Reasons | Ignores = field(default_factory=dict)
     """Scenario keys the view does not use, each with the one line shown beside its control, which the
     app disables while the view is shown (a control that silently does nothing misleads): a constant
     mapping, or `Ignores` when what the view uses depends on its own state."""
+
+    @property
+    def exportable(self) -> bool:
+        """Whether its charts can be written as a page that works without a server (`standalone/`)."""
+        return bool(self.live) or self.still is not None
 
     @property
     def ignorable(self) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ from headdiv.dashboard.figures import foundations as figs
 from headdiv.dashboard.figures.theme import empty_figure
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.live import LivePart
+from headdiv.dashboard.live import LivePart, drawn_to_the_end
+from headdiv.dashboard.standalone.buttons import view_exports
 from headdiv.dashboard.state import Param, checkbox
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import View
@@ -247,6 +248,7 @@ def layout(state: PageState) -> Component:
                 [graph("fd-budget"), html.Div(id="fd-budget-table", className="budget-table-wrap")],
                 "budget",
             ),
+            view_exports(),
         ],
         className="foundations",
     )
@@ -363,4 +365,6 @@ VIEW = View(
     description="The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget.",
     ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},
     live=tuple(live_part(p) for p in PANELS if p.lesson in SLIDING),
+    # every lesson's charts in an exported page, not only those with a slider
+    still=lambda state, client: drawn_to_the_end([live_part(p) for p in PANELS], state, client),
 )

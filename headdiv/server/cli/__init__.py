@@ -30,6 +30,7 @@ from headdiv.server.cli.common import (
     worker_count,
 )
 from headdiv.server.cli.engine_commands import ENGINE_COMMANDS, engine_main
+from headdiv.server.cli.export_command import add_export
 from headdiv.server.cli.heads import heads_main
 from headdiv.server.cli.services import dashboard_main, serve_main, warm_main, worker_main
 
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"base URL of the headdiv API (default: HEADDIV_API_URL, else http://{DEFAULT_HOST}:{DEFAULT_PORT})",
     )
 
+    add_export(sub)
     for command in ENGINE_COMMANDS:
         p = sub.add_parser(
             command.name,

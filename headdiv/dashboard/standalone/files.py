@@ -1,0 +1,105 @@
+"""What `headdiv export` writes and the page's download buttons serve: a tour, or one view's state, as one
+self-contained HTML file (`page.document`), every chart computed through the API and drawn by the views'
+own figure builders (`snapshot`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from headdiv import __version__
+from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.live import LARGE_FONTS
+from headdiv.dashboard.standalone.math_text import render
+from headdiv.dashboard.standalone.page import document
+from headdiv.dashboard.standalone.snapshot import Snapshot, explanation_of, snapshot
+from headdiv.dashboard.state import State, UrlRegistry
+from headdiv.dashboard.tours import Question, Tour, expand
+from headdiv.dashboard.views.base import View
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A written page: its file name (no directory), its text, and its size in bytes."""
+
+    filename: str
+    text: str
+
+    @property
+    def size(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+
+def _question(q: Question | None) -> dict[str, Any] | None:
+    if q is None:
+        return None
+    return {
+        "prompt": q.prompt,
+        "choices": [{"id": c.id, "label": c.label} for c in q.choices],
+        "answer": q.answer,
+        "why": q.why,
+    }
+
+
+def _step(shot: Snapshot, title: str, narrative: str, question: Question | None) -> dict[str, Any]:
+    return {
+        "title": title,
+        "narrative": narrative,
+        "view": shot.view.id,
+        "viewLabel": shot.view.label,
+        "description": shot.view.description,
+        "scenario": shot.scenario,
+        "reproduce": shot.reproduce,
+        "question": _question(question),
+        "charts": [{"name": name, "figure": fig} for name, fig in shot.charts],
+    }
+
+
+def _explanations(views: list[View]) -> dict[str, str]:
+    out = {}
+    for view in views:
+        text = explanation_of(view)
+        if text is not None:
+            out[view.id] = render(text)
+    return out
+
+
+def _content(kind: str, title: str, summary: str, steps: list[dict[str, Any]], shown: list[View]) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "title": title,
+        "summary": summary,
+        "made": f"headdiv {__version__}",
+        "largeFonts": LARGE_FONTS,  # the projector theme's chart type sizes, as the dashboard's large fonts
+        "explanations": _explanations(list({v.id: v for v in shown}.values())),
+        "steps": steps,
+    }
+
+
+def _view_of(state: State, views: list[View]) -> View:
+    tab = str(state.get("tab") or views[0].id)
+    return next(v for v in views if v.id == tab)
+
+
+def tour_file(tour: Tour, registry: UrlRegistry, views: list[View], client: ApiClient) -> Exported:
+    """Every step of `tour`, its charts computed, as one page."""
+    steps, shown = [], []
+    for k, step in enumerate(tour.steps, start=1):
+        state = registry.parse(expand(f"tour={tour.id}&step={k}"))
+        view = _view_of(state, views)
+        shown.append(view)
+        steps.append(_step(snapshot(view, state, client), step.title, step.narrative, step.question))
+    content = _content("tour", tour.name, tour.summary, steps, shown)
+    return Exported(f"headdiv-tour-{tour.id}.html", document(f"{tour.name} · headdiv", content))
+
+
+def view_file(query: str, registry: UrlRegistry, views: list[View], client: ApiClient) -> Exported:
+    """The view a link shows (its query string), at that state, as one page; a link the registry refuses
+    raises `ValueError` with its notices."""
+    state = registry.parse(expand(query))
+    if state.notices:
+        raise ValueError("; ".join(state.notices))
+    view = _view_of(state, views)
+    shot = snapshot(view, state, client)
+    content = _content("view", view.label, view.description, [_step(shot, view.label, "", None)], [view])
+    return Exported(f"headdiv-{view.id}.html", document(f"{view.label} · headdiv", content))

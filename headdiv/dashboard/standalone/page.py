@@ -1,0 +1,68 @@
+"""One self-contained HTML document: plotly.js inlined once (the 2-D bundle, or the full one when a chart
+needs another trace type), the content as JSON in an inert `<script type="application/json">`, and
+`standalone.js`, which draws it. Nothing is loaded from the network: the page's own Content-Security-Policy
+(`default-src 'none'`) forbids it, so a file opened from `file://` in a hall with no network is complete.
+
+Escaping: every text of the content (titles, narratives, scenario values, model names) is data the script
+sets with `textContent`, never markup; the JSON is written with `<`, `>`, `&` and the line separators as
+`\\u` escapes, so no value can close its `<script>` element. The only markup inserted is the explanations,
+rendered here from our own Markdown with raw HTML escaped (`math_text.render`)."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from headdiv.dashboard.vendored import FULL, SMALL
+
+HERE = Path(__file__).parent
+ASSETS = HERE.parent / "assets"
+TWO_D = frozenset({"scatter", "bar", "heatmap", "histogram"})
+"""The trace types of the 2-D bundle (vendor/build-plotly-2d.sh)."""
+CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:"
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(content: Any) -> str:
+    """JSON that is safe inside a `<script>` element, whatever its strings hold."""
+    text = json.dumps(content, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return "".join(_JSON_ESCAPES.get(ch, ch) for ch in text)
+
+
+def trace_types(content: Any) -> set[str]:
+    """Every trace type the content's figures draw (a figure is a dict with `data`)."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("data"), list) and "layout" in node:
+                found.update(str(t.get("type", "scatter")) for t in node["data"] if isinstance(t, dict))
+                return
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(content)
+    return found
+
+
+def document(title: str, content: dict[str, Any]) -> str:
+    """The whole page: `content` (see standalone.js for its shape) with everything it needs inlined."""
+    bundle = SMALL if trace_types(content) <= TWO_D else FULL
+    plotly_js = bundle.read_text(encoding="utf-8").replace("</script", "<\\/script")
+    style = (HERE / "standalone.css").read_text(encoding="utf-8")
+    script = (ASSETS / "slides.js").read_text(encoding="utf-8") + (HERE / "standalone.js").read_text(encoding="utf-8")
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="generator" content="headdiv">\n'
+        f"<title>{html.escape(title)}</title>\n<style>\n{style}</style>\n</head>\n<body>\n"
+        '<main id="app" aria-live="polite"><noscript>This page draws its charts with JavaScript.</noscript></main>\n'
+        f'<script type="application/json" id="headdiv-content">{script_json(content)}</script>\n'
+        f"<script>{plotly_js}</script>\n<script>\n{script}</script>\n</body>\n</html>\n"
+    )

@@ -1,0 +1,83 @@
+"""The page's download buttons: `<prefix>_export/tour/<name>.html` (a whole tour) and
+`<prefix>_export/view.html?<the page's query>` (the view shown, at its state), each one self-contained HTML
+file. A file is built once per process and kept (compressed) for everyone who asks next: a lecture hall
+downloading the same tour costs one build, and visitors asking while it builds wait for that one."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from collections.abc import Callable
+
+import flask
+from dash import Dash
+
+from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.dashboard.live import FigureCache
+from headdiv.dashboard.standalone.buttons import EXPORT_PATH
+from headdiv.dashboard.standalone.files import Exported, tour_file, view_file
+from headdiv.dashboard.standalone.snapshot import NotExportable
+from headdiv.dashboard.state import UrlRegistry
+from headdiv.dashboard.tours import TOURS, expand
+from headdiv.dashboard.views.base import View
+
+FILES = FigureCache(96 << 20)
+"""Exported files by what they show (gzipped); the least recently used out first past the bound."""
+_building: dict[str, threading.Lock] = {}
+_guard = threading.Lock()
+
+
+def _once(key: str, build: Callable[[], Exported]) -> tuple[str, bytes]:
+    """The file for `key`: built by the first visitor to ask, the others waiting for it."""
+    with _guard:
+        lock = _building.setdefault(key, threading.Lock())
+    with lock:
+        found = FILES.get(key)
+        if found is None:
+            exported = build()
+            found = exported.filename.encode() + b"\n" + gzip.compress(exported.text.encode(), compresslevel=9)
+            FILES.put(key, found)
+    name, _, body = found.partition(b"\n")
+    return name.decode(), body
+
+
+def _answer(name: str, body: bytes) -> flask.Response:
+    headers = {"content-disposition": f'attachment; filename="{name}"', "cache-control": "no-cache"}
+    if "gzip" in flask.request.headers.get("accept-encoding", ""):
+        headers.update({"content-encoding": "gzip", "vary": "accept-encoding"})
+    else:
+        body = gzip.decompress(body)
+    return flask.Response(body, 200, mimetype="text/html", headers=headers)
+
+
+def _refused(message: str, status: int) -> flask.Response:
+    return flask.Response(message + "\n", status, mimetype="text/plain", headers={"cache-control": "no-store"})
+
+
+def register_exports(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> None:
+    prefix = app.config.requests_pathname_prefix.rstrip("/")
+
+    def tour(name: str) -> flask.Response:
+        found = TOURS.get(name)
+        if found is None:
+            return _refused(f"no tour {name!r}", 404)
+        try:
+            return _answer(*_once(f"tour:{name}", lambda: tour_file(found, registry, views, client)))
+        except ApiError as exc:
+            return _refused(f"the tour could not be computed: {exc.message}", 503)
+
+    def view() -> flask.Response:
+        query = flask.request.query_string.decode("latin-1")
+        state = registry.parse(expand(query))
+        if state.notices:
+            return _refused("; ".join(state.notices), 422)
+        try:
+            key = "view:" + registry.serialize(state.values)
+            return _answer(*_once(key, lambda: view_file(query, registry, views, client)))
+        except NotExportable as exc:
+            return _refused(str(exc), 422)
+        except ApiError as exc:
+            return _refused(f"the view could not be computed: {exc.message}", 422 if exc.status == 422 else 503)
+
+    app.server.add_url_rule(f"{prefix}/{EXPORT_PATH}/tour/<name>.html", "export_tour", tour, methods=["GET"])
+    app.server.add_url_rule(f"{prefix}/{EXPORT_PATH}/view.html", "export_view", view, methods=["GET"])
