@@ -209,13 +209,39 @@ def test_the_view_shown_downloads_as_one_file_with_its_state_charts_and_formulas
     offline.wait_for_function("() => window.headdivExport.slides === 5")
     assert sent == [] and errors == [], (sent, errors)
     context.close()
-    # a view with no still form yet is refused in a sentence, and the page does not offer it there
-    refused = httpx.get(f"{server_url}/_export/view.html?tab=surfaces", timeout=30)
+    # Real models has no still form (an uploaded model lives only in the page): refused in a sentence, and
+    # the page does not offer it there
+    refused = httpx.get(f"{server_url}/_export/view.html?tab=models", timeout=30)
     assert refused.status_code == 422 and "cannot be exported" in refused.text
-    page.goto(f"{server_url}/?tab=surfaces&{SMALL}")
+    page.goto(f"{server_url}/?tab=models&{SMALL}")
     page.wait_for_function("() => document.getElementById('root').className.includes('no-html-export')")
-    assert not page.locator("[id^='view-surfaces'] a.export-html").is_visible()
-    assert page.locator("[id^='view-surfaces'] button.slides-png").is_visible()  # its charts still make slides
+    assert not page.locator("[id^='view-models'] a.export-html").is_visible()
+    assert page.locator("[id^='view-models'] button.slides-png").is_visible()  # its charts still make slides
+
+
+def _content(html_text: str) -> dict[str, Any]:
+    parsed = _Scripts()
+    parsed.feed(html_text)
+    return json.loads("".join(parsed.data))
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    ("query", "charts"),
+    [
+        ("tab=training&trsteps=20", ["tr-curves", "tr-mse", "tr-overlap", "tr-angles"]),
+        (f"tab=surfaces&s3d=1&{SMALL}", ["surf-heat", "surf-3d-chart"]),
+        ("tab=foundations", ["fd-scaling", "fd-cosine", "fd-softmax", "fd-softmax-entropy", "fd-entropy", "fd-budget"]),
+        (f"tab=architecture&budget=8&{SMALL}", ["arch-mse", "arch-theory"]),
+    ],
+)
+def test_views_without_a_live_path_export_their_charts_too(server_url: str, query: str, charts: list[str]) -> None:
+    """A view's still form: every chart its page draws (the full plotly.js only where a chart needs it)."""
+    answer = httpx.get(f"{server_url}/_export/view.html?{query}", timeout=600)
+    assert answer.status_code == 200, answer.text
+    content = _content(answer.text)
+    assert [c["name"] for c in content["steps"][0]["charts"]] == charts
+    assert len(answer.content) <= MAX_BYTES
 
 
 def _png_size(data: bytes) -> tuple[int, int]:

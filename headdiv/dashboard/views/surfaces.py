@@ -17,7 +17,7 @@ from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, radio, view_page
 from headdiv.dashboard.figures import sweeps as figs
-from headdiv.dashboard.jobs import draw_result
+from headdiv.dashboard.jobs import computed, draw_result
 from headdiv.dashboard.state import Param, State, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
 from headdiv.workers.schemas import SWEEP_PARAMS, Scenario
@@ -125,6 +125,17 @@ def layout(state: State) -> Component:
     )
 
 
+def still(state: State, client: ApiClient) -> dict[str, Any]:
+    """The heatmap (and the 3-D surface when the state asks for it) with every cell computed."""
+    result = computed(client, surface_request(state))
+    assert isinstance(result, SurfaceResult)
+    metric = str(state.get("sm", "mse"))
+    charts = {"surf-heat": figs.surface_heatmap(result, metric)}
+    if state.get("s3d"):
+        charts["surf-3d-chart"] = figs.surface_3d(result, metric)
+    return charts
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     def figures(result: SurfaceResult, metric: str, three_d: list[str] | None) -> tuple[Any, ...]:
         metric = metric if metric in METRICS else "mse"
@@ -205,5 +216,6 @@ VIEW = View(
     ],
     description="Sweep two keys of the scenario at once and see the whole landscape.",
     jobs=(ViewJob("surf", surface_request, "surface", until="progress"),),
+    still=still,
     ignores=Ignores(SWEEP_PARAMS, swept),
 )

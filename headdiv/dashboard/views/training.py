@@ -12,7 +12,7 @@ from dash.development.base_component import Component
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
 from headdiv.dashboard.figures import training as figs
-from headdiv.dashboard.jobs import draw_result, stored_result
+from headdiv.dashboard.jobs import computed, draw_result, stored_result
 from headdiv.dashboard.state import Param, checkbox
 from headdiv.dashboard.state import State as PageState
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
@@ -124,6 +124,19 @@ def layout(state: PageState) -> Component:
     )
 
 
+def still(state: PageState, client: ApiClient) -> dict[str, Any]:
+    """The four charts at the last recorded step, once the training is done."""
+    result = computed(client, training_request(state))
+    assert isinstance(result, TrainingResult)
+    last = max(0, len(result.steps) - 1)
+    return {
+        "tr-curves": figs.loss_and_hdi(result, last),
+        "tr-mse": figs.mse_split(result, last),
+        "tr-overlap": figs.overlap_at(result, last),
+        "tr-angles": figs.angles_at(result, last),
+    }
+
+
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     draw_result(
         app,
@@ -199,5 +212,6 @@ VIEW = View(
     ],
     description="Train the heads by gradient descent: does the HDI rise on its own, and does the MSE follow?",
     jobs=(ViewJob("tr", training_request, "training", wait=2.0, show_partial=True),),
+    still=still,
     ignores=Ignores(("theta",), ignored),
 )
