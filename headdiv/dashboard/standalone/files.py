@@ -20,14 +20,10 @@ from headdiv.dashboard.views.base import View
 
 @dataclass(frozen=True)
 class Exported:
-    """A written page: its file name (no directory), its text, and its size in bytes."""
+    """A written page: its file name (no directory) and its text."""
 
     filename: str
     text: str
-
-    @property
-    def size(self) -> int:
-        return len(self.text.encode("utf-8"))
 
 
 def _question(q: Question | None) -> dict[str, Any] | None:

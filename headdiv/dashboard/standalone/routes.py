@@ -6,6 +6,7 @@ downloading the same tour costs one build, and visitors asking while it builds w
 from __future__ import annotations
 
 import gzip
+import hashlib
 import threading
 from collections.abc import Callable
 
@@ -23,15 +24,14 @@ from headdiv.dashboard.views.base import View
 
 FILES = FigureCache(96 << 20)
 """Exported files by what they show (gzipped); the least recently used out first past the bound."""
-_building: dict[str, threading.Lock] = {}
-_guard = threading.Lock()
+_LOCKS = tuple(threading.Lock() for _ in range(32))
+"""A file is built under the lock its key hashes to: a fixed set, whatever links visitors craft (two files
+that share a lock are built one after the other)."""
 
 
 def _once(key: str, build: Callable[[], Exported]) -> tuple[str, bytes]:
     """The file for `key`: built by the first visitor to ask, the others waiting for it."""
-    with _guard:
-        lock = _building.setdefault(key, threading.Lock())
-    with lock:
+    with _LOCKS[int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(_LOCKS)]:
         found = FILES.get(key)
         if found is None:
             exported = build()
