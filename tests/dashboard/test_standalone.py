@@ -287,3 +287,41 @@ def test_the_export_command_says_what_it_wrote_and_refuses_an_unknown_tour(serve
     assert done.returncode == 0, done.stderr
     assert f"wrote {target}" in done.stdout and "MB" in done.stdout
     assert target.stat().st_size <= MAX_BYTES and b'id="headdiv-content"' in target.read_bytes()
+
+
+def test_while_a_file_builds_others_are_told_to_come_back_instead_of_holding_a_thread() -> None:
+    """A build holds one of the dashboard's threads for its computation: whoever asks for the same file
+    meanwhile, or for a third file while two build, is answered at once (Busy: a 503 with Retry-After)."""
+    import threading
+
+    from headdiv.dashboard.standalone import routes
+    from headdiv.dashboard.standalone.files import Exported
+
+    release = threading.Event()
+    started: list[str] = []
+
+    def slow(name: str) -> Exported:
+        started.append(name)
+        assert release.wait(30)
+        return Exported(f"{name}.html", f"<p>{name}</p>")
+
+    keys = [f"test-busy-{time.monotonic_ns()}-{k}" for k in range(3)]
+    results: dict[str, tuple[str, bytes]] = {}
+    builders = [
+        threading.Thread(target=lambda k=k: results.__setitem__(k, routes._once(k, lambda k=k: slow(k))))
+        for k in keys[:2]
+    ]
+    for t in builders:
+        t.start()
+    deadline = time.monotonic() + 30
+    while len(started) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(routes.Busy):  # the same file: its build is under way
+        routes._once(keys[0], lambda: slow("again"))
+    with pytest.raises(routes.Busy):  # a third file while two build
+        routes._once(keys[2], lambda: slow(keys[2]))
+    release.set()
+    for t in builders:
+        t.join(30)
+    name, body = routes._once(keys[0], lambda: slow("never built"))  # kept: served without a build
+    assert name == f"{keys[0]}.html" and b"never built" not in body and sorted(started) == keys[:2]

@@ -6,7 +6,6 @@ downloading the same tour costs one build, and visitors asking while it builds w
 from __future__ import annotations
 
 import gzip
-import hashlib
 import threading
 from collections.abc import Callable
 
@@ -24,19 +23,34 @@ from headdiv.dashboard.views.base import View
 
 FILES = FigureCache(96 << 20)
 """Exported files by what they show (gzipped); the least recently used out first past the bound."""
-_LOCKS = tuple(threading.Lock() for _ in range(32))
-"""A file is built under the lock its key hashes to: a fixed set, whatever links visitors craft (two files
-that share a lock are built one after the other)."""
+BUILDS = threading.BoundedSemaphore(2)
+"""At most two files built at once: a build holds one of the dashboard's threads for its whole computation
+(a tour: tens of seconds), so a crowd asking for files can never take the threads everyone else needs."""
+_building: set[str] = set()
+_guard = threading.Lock()
+
+
+class Busy(Exception):
+    """The file is being built for someone else, or two builds run already: ask again shortly (503)."""
 
 
 def _once(key: str, build: Callable[[], Exported]) -> tuple[str, bytes]:
-    """The file for `key`: built by the first visitor to ask, the others waiting for it."""
-    with _LOCKS[int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(_LOCKS)]:
-        found = FILES.get(key)
-        if found is None:
+    """The file for `key`: built by the first visitor to ask; whoever asks meanwhile is told to come back
+    (`Busy`) instead of holding a thread while it builds."""
+    found = FILES.get(key)
+    if found is None:
+        with _guard:
+            if key in _building or not BUILDS.acquire(blocking=False):
+                raise Busy
+            _building.add(key)
+        try:
             exported = build()
             found = exported.filename.encode() + b"\n" + gzip.compress(exported.text.encode(), compresslevel=9)
             FILES.put(key, found)
+        finally:
+            with _guard:
+                _building.discard(key)
+                BUILDS.release()
     name, _, body = found.partition(b"\n")
     return name.decode(), body
 
@@ -54,6 +68,14 @@ def _refused(message: str, status: int) -> flask.Response:
     return flask.Response(message + "\n", status, mimetype="text/plain", headers={"cache-control": "no-store"})
 
 
+def _busy() -> flask.Response:
+    answer = _refused(
+        "this file is being prepared (its charts are computed once, for everyone); try again in a minute", 503
+    )
+    answer.headers["retry-after"] = "30"
+    return answer
+
+
 def register_exports(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> None:
     prefix = app.config.requests_pathname_prefix.rstrip("/")
 
@@ -63,6 +85,8 @@ def register_exports(app: Dash, client: ApiClient, registry: UrlRegistry, views:
             return _refused(f"no tour {name!r}", 404)
         try:
             return _answer(*_once(f"tour:{name}", lambda: tour_file(found, registry, views, client)))
+        except Busy:
+            return _busy()
         except ApiError as exc:
             return _refused(f"the tour could not be computed: {exc.message}", 503)
 
@@ -74,6 +98,8 @@ def register_exports(app: Dash, client: ApiClient, registry: UrlRegistry, views:
         try:
             key = "view:" + registry.serialize(state.values)
             return _answer(*_once(key, lambda: view_file(query, registry, views, client)))
+        except Busy:
+            return _busy()
         except NotExportable as exc:
             return _refused(str(exc), 422)
         except ApiError as exc:
