@@ -8,10 +8,8 @@ port, and keeps it for the kernel's life. In a notebook the page is shown inline
 
 from __future__ import annotations
 
-import socket
 import sys
 import threading
-import time
 from typing import Any
 
 from headdiv.lab import default_lab
@@ -21,33 +19,13 @@ _SERVER: list[str] = []
 _LOCK = threading.Lock()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def local_server(timeout_s: float = 120.0) -> str:
     """The embedded server of this process, started on first use; its base URL."""
     with _LOCK:
-        if _SERVER:
-            return _SERVER[0]
-        import uvicorn
+        if not _SERVER:
+            from headdiv.server.in_process import start
 
-        from headdiv.server.http_guard import uvicorn_config
-        from headdiv.server.main import create_app
-        from headdiv.server.settings import ServerSettings
-
-        port = _free_port()
-        settings = ServerSettings(host="127.0.0.1", port=port, redis_url=None)
-        server = uvicorn.Server(uvicorn_config(create_app(settings), settings, "127.0.0.1", port, log_level="warning"))
-        threading.Thread(target=server.run, name="headdiv-show", daemon=True).start()
-        deadline = time.monotonic() + timeout_s
-        while not server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the dashboard did not start within {timeout_s:g} s")
-            time.sleep(0.05)
-        _SERVER.append(f"http://127.0.0.1:{port}")
+            _SERVER.append(start("headdiv-show", timeout_s).url)
         return _SERVER[0]
 
 

@@ -154,11 +154,14 @@ class Pending(Exception):
     """A part's computation is still running (202)."""
 
 
-def _computed(client: ApiClient, part: LivePart, req: Request, ahead: bool) -> Any:
+def _computed(client: ApiClient, part: LivePart, req: Request, ahead: bool = False, to_end: bool = False) -> Any:
     """A part's result, from the API: a job (submitted at the lowest priority when `ahead`, without waiting
-    then) or a report. Raises `Pending` while a job runs, `ApiError` when refused or failed."""
+    then; waited for to its end when `to_end`) or a report. Raises `Pending` while a job runs, `ApiError`
+    when refused or failed."""
     if part.report is not None:
-        return part.report.model_validate(client.get(req[0], params=req[1]))
+        return part.report.model_validate(client.get(req[0], params=req[1], slow=120.0 if to_end else 0.0))
+    if to_end:
+        return computed(client, req)
     job = client.submit(req[0], req[1], wait=0.0 if ahead else WAIT_S, ahead=ahead)
     if not job.done:
         raise Pending
@@ -175,11 +178,7 @@ def drawn_to_the_end(parts: Sequence[LivePart], state: State, client: ApiClient)
         req = part.request(state)
         if req is None:
             continue
-        if part.report is not None:
-            result: Any = part.report.model_validate(client.get(req[0], params=req[1], slow=120.0))
-        else:
-            result = computed(client, req)
-        charts.update(part.draw(result, state))
+        charts.update(part.draw(_computed(client, part, req, to_end=True), state))
     return charts
 
 

@@ -29,6 +29,8 @@ from plotly.offline import get_plotlyjs_version
 
 VENDOR = Path(__file__).parent / "vendor"
 SMALL = VENDOR / "plotly-2d.min.js"
+SMALL_TRACES = frozenset({"scatter", "bar", "heatmap", "histogram"})
+"""The trace types the 2-D bundle holds (`Plotly.bundledTraces` in it; vendor/build-plotly-2d.sh)."""
 FULL = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 RUNTIME = VENDOR / "regenerator-runtime.js"
 ROUTE = "_headdiv/vendor/"

@@ -84,18 +84,14 @@ def tour_file(tour: Tour, registry: UrlRegistry, views: list[View], client: ApiC
         state = registry.parse(expand(f"tour={tour.id}&step={k}"))
         view = _view_of(state, views)
         shown.append(view)
-        steps.append(_step(snapshot(view, state, client), step.title, step.narrative, step.question))
+        steps.append(_step(snapshot(view, state, registry, client), step.title, step.narrative, step.question))
     content = _content("tour", tour.name, tour.summary, steps, shown)
     return Exported(f"headdiv-tour-{tour.id}.html", document(f"{tour.name} · headdiv", content))
 
 
-def view_file(query: str, registry: UrlRegistry, views: list[View], client: ApiClient) -> Exported:
-    """The view a link shows (its query string), at that state, as one page; a link the registry refuses
-    raises `ValueError` with its notices."""
-    state = registry.parse(expand(query))
-    if state.notices:
-        raise ValueError("; ".join(state.notices))
+def view_file(state: State, registry: UrlRegistry, views: list[View], client: ApiClient) -> Exported:
+    """The view a link shows, at its (validated) state, as one page."""
     view = _view_of(state, views)
-    shot = snapshot(view, state, client)
+    shot = snapshot(view, state, registry, client)
     content = _content("view", view.label, view.description, [_step(shot, view.label, "", None)], [view])
     return Exported(f"headdiv-{view.id}.html", document(f"{view.label} · headdiv", content))

@@ -15,12 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from headdiv.dashboard.vendored import FULL, SMALL
+from headdiv.dashboard.vendored import FULL, SMALL, SMALL_TRACES
 
 HERE = Path(__file__).parent
 ASSETS = HERE.parent / "assets"
-TWO_D = frozenset({"scatter", "bar", "heatmap", "histogram"})
-"""The trace types of the 2-D bundle (vendor/build-plotly-2d.sh)."""
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:"
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -31,28 +29,19 @@ def script_json(content: Any) -> str:
     return "".join(_JSON_ESCAPES.get(ch, ch) for ch in text)
 
 
-def trace_types(content: Any) -> set[str]:
-    """Every trace type the content's figures draw (a figure is a dict with `data`)."""
-    found: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("data"), list) and "layout" in node:
-                found.update(str(t.get("type", "scatter")) for t in node["data"] if isinstance(t, dict))
-                return
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(content)
-    return found
+def trace_types(content: dict[str, Any]) -> set[str]:
+    """Every trace type the content's charts draw."""
+    return {
+        str(trace.get("type", "scatter"))
+        for step in content["steps"]
+        for chart in step["charts"]
+        for trace in chart["figure"]["data"]
+    }
 
 
 def document(title: str, content: dict[str, Any]) -> str:
     """The whole page: `content` (see standalone.js for its shape) with everything it needs inlined."""
-    bundle = SMALL if trace_types(content) <= TWO_D else FULL
+    bundle = SMALL if trace_types(content) <= SMALL_TRACES else FULL
     plotly_js = bundle.read_text(encoding="utf-8").replace("</script", "<\\/script")
     style = (HERE / "standalone.css").read_text(encoding="utf-8")
     script = (ASSETS / "slides.js").read_text(encoding="utf-8") + (HERE / "standalone.js").read_text(encoding="utf-8")

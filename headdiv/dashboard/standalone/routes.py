@@ -97,7 +97,7 @@ def register_exports(app: Dash, client: ApiClient, registry: UrlRegistry, views:
             return _refused("; ".join(state.notices), 422)
         try:
             key = "view:" + registry.serialize(state.values)
-            return _answer(*_once(key, lambda: view_file(query, registry, views, client)))
+            return _answer(*_once(key, lambda: view_file(state, registry, views, client)))
         except Busy:
             return _busy()
         except NotExportable as exc:

@@ -13,7 +13,7 @@ from headdiv.dashboard.components import EXPLANATIONS
 from headdiv.dashboard.export import CLI_COMMANDS, cli_call, python_call
 from headdiv.dashboard.jobs import Request
 from headdiv.dashboard.live import drawn_to_the_end, with_large_fonts
-from headdiv.dashboard.state import State
+from headdiv.dashboard.state import State, UrlRegistry
 from headdiv.dashboard.views.base import View
 
 
@@ -46,13 +46,13 @@ def figures(view: View, state: State, client: ApiClient) -> dict[str, go.Figure]
     return drawn_to_the_end(view.live, state, client)
 
 
-def snapshot(view: View, state: State, client: ApiClient) -> Snapshot:
+def snapshot(view: View, state: State, registry: UrlRegistry, client: ApiClient) -> Snapshot:
     """The view's charts at `state` (with the projector's fonts when the state asks for large ones), its
-    scenario and reproduce lines."""
+    scenario (each value as a link writes it) and reproduce lines."""
     charts = []
     for name, fig in figures(view, state, client).items():
         charts.append((name, (with_large_fonts(fig) if state.get("large") else fig).to_plotly_json()))
-    scenario = [(k, _text(v)) for k, v in state.scenario().items()]
+    scenario = [(k, registry[k].dump(v)) for k, v in state.scenario().items()]
     reproduce = []
     for path, body in _requests(view, state):
         command = CLI_COMMANDS.get(path)
@@ -65,11 +65,3 @@ def explanation_of(view: View) -> str | None:
     """The view's explanation (Markdown with TeX), when it has one."""
     path = EXPLANATIONS / f"{view.id}.md"
     return path.read_text(encoding="utf-8") if path.exists() else None
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, list | tuple):
-        return ", ".join(_text(v) for v in value)
-    return str(value)

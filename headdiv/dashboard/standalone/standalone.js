@@ -10,7 +10,7 @@
   var steps = content.steps;
   var answered = {}; // step -> the choice picked
   var drawn = [];
-  window.headdivExport = {content: content, drawn: 0};
+  window.headdivExport = {content: content};
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -48,7 +48,7 @@
         toImageButtonOptions: {format: "png", filename: "headdiv-" + chart.name, scale: 2}};
       window.Plotly.newPlot(gd, chart.figure.data, layout, config).then(function () {
         if (theme === "projector") return window.Plotly.relayout(gd, content.largeFonts);
-      }).then(function () { window.headdivExport.drawn += 1; });
+      });
       drawn.push(gd);
     });
   }

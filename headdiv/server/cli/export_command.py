@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import socket
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
@@ -24,37 +22,15 @@ PATIENCE_S = 1800.0
 
 @contextmanager
 def local_headdiv() -> Iterator[str]:
-    """The app (API and dashboard), embedded, served from a thread of this process on a free loopback port;
-    yields its URL."""
-    import uvicorn
+    """The app, embedded, served from a thread of this process (`in_process`) while the file is asked for."""
+    from headdiv.server.in_process import start
 
-    from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
     # no warm-up or warm start: their threads would still be running at exit (and the process abort with them)
-    settings = ServerSettings(redis_url=None, warm_start=False, warm_up=False, api_url=url, shared_responses=False)
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="headdiv-export", daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the embedded headdiv did not start")
-        thread.join(0.05)
+    running = start("headdiv-export", warm_up=False, warm_start=False, shared_responses=False)
     try:
-        yield url
+        yield running.url
     finally:
-        server.should_exit = True
-        thread.join(10)
-
-
-@contextmanager
-def _running(url: str) -> Iterator[str]:
-    yield url.rstrip("/")
+        running.stop()
 
 
 def export_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -62,7 +38,7 @@ def export_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     tour = args.what == "tour"
     path = f"/_export/tour/{quote(args.name, safe='')}.html" if tour else f"/_export/view.html?{args.name.lstrip('?')}"
-    with local_headdiv() if args.url is None else _running(args.url) as base:
+    with local_headdiv() if args.url is None else nullcontext(args.url.rstrip("/")) as base:
         print(f"computing every chart through headdiv at {base} ...", file=err)
         try:
             answer = httpx.get(base + path, timeout=httpx.Timeout(PATIENCE_S, connect=10.0))
