@@ -1,6 +1,6 @@
 """Admission control: how much work the service takes on, from one client and from everyone.
 
-Work is the engine's cost measure (docs/engine.md: replicates*H*queries*n*(d_k+3) per run),
+Work is the engine's cost measure (docs/engine.md, "What a run costs": every part of a run in work units),
 counted for the cells not cached yet, from submission until the job ends. A new job is refused with 429
 and a `Retry-After` when it would take its client's queued work past `max_client_work`, or everyone's past
 `max_queued_work`; a client with nothing pending is never refused for its share, and a service with

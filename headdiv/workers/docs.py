@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic.fields import FieldInfo
 
 from headdiv.workers.jobs.kinds import docs_table
+from headdiv.workers.schemas import cost
 from headdiv.workers.schemas.fields import field_bounds
 from headdiv.workers.schemas.scenario import CHOICES
 
@@ -45,7 +46,7 @@ def registries_table() -> str:
 
 
 TABLES: dict[str, dict[str, str]] = {
-    "docs/engine.md": {"registries": registries_table()},
+    "docs/engine.md": {"registries": registries_table(), "cost-parts": cost.docs_table()},
     "docs/api.md": {"job-kinds": docs_table()},
 }
 

@@ -26,7 +26,7 @@ class EngineSettings(BaseSettings):
     max_work: float = Field(
         4e10,
         gt=0,
-        description="Budget on replicates*H*queries*n*(d_k+3) for one Monte Carlo run.",
+        description="Budget on the work units of one Monte Carlo run (docs/engine.md, 'What a run costs').",
     )
     max_job_work: float = Field(
         4e11, gt=0, description="Budget on the summed work of all runs in one surface/sweep/architecture."

@@ -90,7 +90,7 @@ def test_unknown_keys_are_rejected() -> None:
         ({"geometry": "tilted", "H": 2, "tilts": [1, 95]}, "less than or equal to 90"),
         ({"geometry": "shared_dims", "shared_dims": 5}, "shared_dims: 5 exceeds d_k = 4"),
         ({"geometry": "random", "p": 3}, "p: a 3-dimensional space"),
-        ({"replicates": 5000, "H": 64, "queries": 1024}, "lower replicates, H, queries, n or d_k"),
+        ({"replicates": 5000, "H": 64, "queries": 1024}, "the attention weights (replicates*(H+1)*queries*n): lower"),
         ({"H": 64, "d_k": 256, "n": 65536, "replicates": 2, "queries": 1}, "one training set"),
     ],
 )
@@ -141,15 +141,56 @@ def test_other_requests() -> None:
 
 def test_building_dense_heads_counts_in_the_work() -> None:
     """A few replicates of tiny n cost little NW work, but heads of dimension 64 x 64 in a 4096-dimensional
-    space cost an SVD of a 4096 x 4096 stack first: refused by the budget, naming it, not let into the fast
-    lane; block geometries (built in closed form) cost only their NW steps."""
-    from headdiv.workers.jobs.settings import JobSettings
-
+    space cost an SVD of a 4096 x 4096 stack first, one call nothing can interrupt: refused, naming it,
+    instead of taking the fast lane for minutes. The largest SVD allowed counts for most of its run's work;
+    block geometries (built in closed form) cost nothing of the kind."""
     tiny = {"n": 2, "replicates": 2, "queries": 1, "geometry": "random"}
-    with pytest.raises(ValidationError, match=r"\+ building the heads = .* \(or p\)"):
+    with pytest.raises(ValidationError, match=r"p: the big head's basis is an SVD of .* cannot be interrupted"):
         Scenario.model_validate({**tiny, "H": 64, "d_k": 64, "p": 4096})
-    mid = Scenario.model_validate({**tiny, "H": 16, "d_k": 64, "p": 1024})
-    nw = 2 * 16 * 1 * 2 * (64 + 3)
-    assert mid.work > JobSettings().fast_lane_work > 1000 * nw  # the slow lane, as its seconds deserve
+    mid = Scenario.model_validate({**tiny, "H": 16, "d_k": 64, "p": 1024})  # the largest SVD allowed
+    with pytest.raises(ValidationError, match=r"most of it is building the heads .*: lower H, d_k or p"):
+        Scenario.model_validate(mid.model_dump(), context={"max_work": mid.work / 2})
     block = Scenario.model_validate({**tiny, "H": 16, "d_k": 64, "geometry": "equiangular"})
-    assert block.work == nw
+    assert block.cost_counts()["layout"] == 0 and 100 * block.work < mid.work
+
+
+@pytest.mark.parametrize(
+    ("fields", "part"),
+    [
+        ({"replicates": 5000, "H": 1, "queries": 1, "n": 2, "d_k": 1}, "handling each training set"),
+        ({"replicates": 2000, "H": 64, "queries": 64, "n": 2, "d_k": 1}, "the heads' moments"),
+        ({"replicates": 2, "H": 1, "queries": 1, "n": 30000, "d_k": 1, "geometry": "random", "p": 2048}, "drawing"),
+        ({"replicates": 20, "H": 64, "queries": 1, "n": 1000, "d_k": 32}, "gathering the block heads' keys"),
+        ({"replicates": 20, "H": 8, "queries": 1024, "n": 512, "d_k": 8}, "the attention weights"),
+        ({"replicates": 2, "H": 1, "queries": 1, "n": 2, "d_k": 1}, "the run's fixed cost"),
+    ],
+)
+def test_the_budget_names_the_part_that_costs_most(fields: dict, part: str) -> None:
+    """Every part of a run counts (bench/bench_cost.py checks the weights against measured time): a run that
+    spends its time on 5,000 training sets of two points, 64 heads' moments, huge training points, gathered
+    keys or a fixed cost is refused for that part, with the fields that lower it, when the budget is low."""
+    s = Scenario.model_validate(fields)
+    with pytest.raises(ValidationError, match=f"most of it is {part}") as info:
+        Scenario.model_validate(fields, context={"max_work": s.work / 2})
+    assert "lower" in str(info.value)
+    Scenario.model_validate(fields, context={"max_work": s.work})  # exactly at the budget: accepted
+
+
+@pytest.mark.parametrize(
+    ("fields", "part"),
+    [
+        ({"steps": 20000, "batch": 1, "record_every": 20000}, "each training step's fixed cost"),
+        ({"steps": 2000, "batch": 1, "record_every": 1}, "each record's fixed cost"),
+    ],
+)
+def test_a_training_counts_its_steps_and_records(monkeypatch: pytest.MonkeyPatch, fields: dict, part: str) -> None:
+    """Thousands of steps or records of a tiny base cost their fixed costs (optimizer, autograd, the HDI
+    report), milliseconds each, which the NW count alone would call nothing."""
+    from headdiv.workers.schemas.training import TrainingRequest
+    from headdiv.workers.settings import get_engine_settings
+
+    body = {**fields, "base": {"replicates": 2, "H": 2, "queries": 1, "n": 2, "d_k": 1}}
+    t = TrainingRequest.model_validate(body)
+    monkeypatch.setattr(get_engine_settings(), "max_job_work", t.work / 2)
+    with pytest.raises(ValidationError, match=f"most of it is {part}"):
+        TrainingRequest.model_validate(body)

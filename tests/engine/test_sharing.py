@@ -139,3 +139,22 @@ def test_a_batch_asks_whether_to_stop_between_its_cells() -> None:
         for k, _ in runs:
             out.append(k)
     assert out == [0]
+
+
+def test_a_run_asks_whether_to_stop_before_each_keys_map(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawing a chunk of training sets and mapping them to one call's keys take up to a second when p is in
+    the thousands (bench/bench_cost.py's cancel wait), so the run asks before every call's keys, not only
+    between chunks and NW blocks: a cancel that arrives while the training sets are drawn stops the run
+    before any key is mapped."""
+    import headdiv.workers.engine.montecarlo as montecarlo
+
+    mapped: list[int] = []
+    real = montecarlo._inputs
+    monkeypatch.setattr(montecarlo, "_inputs", lambda *a, **k: mapped.append(1) or real(*a, **k))
+    drawn: list[int] = []
+    draw = montecarlo._Chunk.draw
+    monkeypatch.setattr(montecarlo._Chunk, "draw", lambda *a: drawn.append(1) or draw(*a))
+    s = Scenario(replicates=3, queries=4, n=16)
+    with pytest.raises(JobCancelled):
+        list(simulate_many([s], should_cancel=lambda: bool(drawn)))
+    assert drawn == [1] and mapped == []

@@ -23,6 +23,7 @@ from headdiv.workers.engine.training import (
     run_training,
 )
 from headdiv.workers.errors import JobCancelled
+from headdiv.workers.schemas.cost import PARTS
 from headdiv.workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 TINY = {"H": 3, "d_k": 2, "n": 24, "queries": 6, "replicates": 8, "noise": 0.3, "seed": 3}
@@ -140,6 +141,22 @@ def test_partial_hears_each_record_and_cancel_stops() -> None:
     calls = iter(range(1000))
     with pytest.raises(JobCancelled):
         run_training(request(steps=50, record_every=50), should_cancel=lambda: next(calls) > 3)
+
+
+def test_progress_counts_the_steps_and_records_as_the_work_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress is the fraction of the request's work done: its steps' and records' work units add up to
+    the whole but for the run's fixed cost, so it climbs to the end without a jump to 1 (and a record's
+    held-out chunks each report their share)."""
+    import headdiv.workers.engine.training as training
+
+    monkeypatch.setattr(training, "PROGRESS_EVERY_S", 0.0)
+    req = request(steps=8, record_every=2, base={**TINY, "replicates": 40})
+    monkeypatch.setattr(training, "EVAL_SCORES", req.base.H * req.base.queries * req.base.n * 10)  # 4 chunks
+    seen: list[float] = []
+    run_training(req, dtype="float64", progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == 1.0
+    assert seen[-2] == pytest.approx(1.0 - PARTS["run"].weight / req.work, abs=1e-9)  # all but the fixed cost
+    assert len(seen) > req.steps + 4 * req.records  # each step, and each chunk of each record
 
 
 def test_orthonormal_bases_span_the_columns() -> None:

@@ -11,12 +11,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from headdiv.server.admission import Admission, Busy, Claim, Speed, TooLong
+from headdiv.workers.schemas import Scenario
 from tests.server.conftest import MODES, service
 from tests.server.helpers import RUN_SEED, maximal_simulation, poll, slow_surface, small
 
 ENDED = ("finished", "failed", "canceled")
-MAXIMAL_WORK = 2 * 64 * 1024 * 65536 * 4  # replicates * H * queries * n * (d_k + 3) of `maximal_simulation`
 SIMULATIONS = "/api/v1/simulations"
+MAXIMAL_WORK = Scenario.model_validate(maximal_simulation()).work
 
 
 # -- the rules ---------------------------------------------------------------------------------------

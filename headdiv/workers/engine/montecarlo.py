@@ -247,6 +247,7 @@ def run_draws(
         data = _Chunk.draw(plan, xq, r0, r1, n)
         outs, sums = [], []
         for call in plan.calls:
+            tick(0)  # drawing a chunk, or mapping a call's keys, takes up to a second at p in the thousands
             inputs = _inputs(call, data.keys, data.queries, data.values, r1 - r0)
             res = nw_attention(*inputs, with_stats=call.heads and bool(GATING), on_block=tick, transposed=True)
             outs.append(res[0].view(r1 - r0, -1, nq))

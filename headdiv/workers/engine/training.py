@@ -35,7 +35,7 @@ from headdiv.workers.schemas.geometries import Blocks
 from headdiv.workers.schemas.kernels import KERNELS
 from headdiv.workers.schemas.results.labs import TrainingResult
 from headdiv.workers.schemas.results.reports import HdiReport
-from headdiv.workers.schemas.training import BACKWARD_FACTOR, INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
+from headdiv.workers.schemas.training import INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
 
 TRAINING_QUERIES = 4
 """Sampling stream of the training loss' query points (the sampler's own streams are 1 to 3)."""
@@ -156,9 +156,10 @@ class _Ticker:
 
 
 def _evaluate(
-    heads: Heads, s: Scenario, a: torch.Tensor, scale: float, distance: bool, tick: _Ticker
+    heads: Heads, s: Scenario, a: torch.Tensor, scale: float, distance: bool, tick: _Ticker, record_work: float
 ) -> dict[str, Any]:
-    """The held-out decomposition (base's replicates at its query points) and the heads' diversity."""
+    """The held-out decomposition (base's replicates at its query points) and the heads' diversity;
+    `tick` hears each chunk's share of the record's work units."""
     device, dtype = heads.wq.device, heads.wq.dtype
     p = heads.wq.shape[1]
     xq = query_points(s.seed, s.queries, p, device=device, dtype=dtype)
@@ -173,7 +174,7 @@ def _evaluate(
             y = apply_target(s.target, x @ a) + s.noise * eps
             e = head_estimates(heads.wq, heads.wk, x, y, xq, scale, distance)
             est[r0:r1] = e.to("cpu", torch.float64).numpy()
-            tick((r1 - r0) * s.H * s.queries * s.n * (s.d_k + 3))
+            tick(record_work * (r1 - r0) / s.replicates)
         alpha = heads.alpha().to("cpu", torch.float64).numpy()
         w = heads.wk.detach().to("cpu", torch.float64).numpy()
     m = moments(est, truth.to("cpu", torch.float64).numpy())
@@ -227,7 +228,7 @@ def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> TrainingRes
     kernel = KERNELS[s.kernel].of(s)
     scale, distance = kernel.logit_scale(s, s.d_k), kernel.distance
     tick = _Ticker(req, progress, should_cancel)
-    step_work = BACKWARD_FACTOR * req.batch * s.H * s.queries * s.n * (s.d_k + 3)
+    step_work = req.step_work
 
     result: dict[str, Any] = {"steps": [], **{k: [] for k in RECORDED}}
     losses: list[float] = []
@@ -248,7 +249,7 @@ def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> TrainingRes
             loss = fit + req.penalty * penalty
         losses.append(float(fit.detach()))
         if t % req.record_every == 0 or t == req.steps:
-            record = _evaluate(heads, s, a, scale, distance, tick)
+            record = _evaluate(heads, s, a, scale, distance, tick, req.record_work)
             result["steps"].append(t)
             result["loss"].append(float(np.mean(losses)))
             result["penalty"].append(float(diversity_penalty(heads.wk.detach())))  # P, whatever λ is

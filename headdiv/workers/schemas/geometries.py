@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 MAX_P = 4096
 """Largest ambient dimension of a dense geometry (and of matrices sent to POST /hdi)."""
+MAX_SVD_FLOPS = 1 << 30
+"""Largest SVD of dense heads, p * D * min(p, D) flops for the p x D stack of all heads (D = H d_k): one
+LAPACK call, which nothing can interrupt, so it is kept under about a second (0.5 s at p = D = 1024 on
+one core here) and a cancel never waits on it for longer (bench/bench_cost.py's "cancel wait")."""
 
 Normal = Callable[[tuple[int, ...]], np.ndarray]
 """Seeded float64 standard-normal draws of a given shape, supplied by the engine (reproducible per seed)."""
@@ -107,10 +111,17 @@ class Geometry(Choice):
         """p of docs/model.md: H + 1 blocks of d_k coordinates unless the geometry says otherwise."""
         return (s.H + 1) * s.d_k
 
-    def layout_work(self, s: ScenarioCore) -> float:
-        """Work units of building the heads, their overlaps and the big head's basis, beyond the NW steps
-        (part of `Scenario.work`): none for block layouts, which are written down in closed form."""
+    def layout_flops(self, s: ScenarioCore) -> float:
+        """Flops of building the heads, their overlaps and the big head's basis (a part of a run's cost,
+        `headdiv.workers.schemas.cost`): none for block layouts, which are written down in closed form."""
         return 0.0
+
+    def key_map_cost(self, s: ScenarioCore) -> tuple[float, float]:
+        """(flops of matrix products, coordinates gathered elementwise) of mapping one point to the keys of
+        every head and of the big head (docs/model.md section 4). A block head gathers its d_k coordinates
+        from two blocks, elementwise; the big head mixes, for each of the d_k columns, the H + 1 blocks'
+        coordinates into up to H big-head coordinates, a small product each."""
+        return s.d_k * (s.H + 1) * s.H, 2.0 * s.H * s.d_k
 
 
 GEOMETRIES: Registry[Geometry] = Registry("geometry", Geometry)
@@ -201,17 +212,28 @@ class RandomHeads(Geometry):
     def ambient_dim(self, s: ScenarioCore) -> int:
         return self.p
 
-    def layout_work(self, s: ScenarioCore) -> float:
+    def layout_flops(self, s: ScenarioCore) -> float:
         """Dense heads cost linear algebra before any NW step: the big head's basis is the SVD of the p x D
-        stack of all heads (D = H d_k; p D min(p, D) flops), the overlaps one D x D product over p, each head
-        a QR. A flop of these is worth about 2 work units (measured in bench/bench_cost.py: an SVD of
-        1024 x 1024 takes as long as 0.5-0.8e9 of the NW step's work units per 1e9 flops, eagerly)."""
+        stack of all heads (D = H d_k; p D min(p, D) flops), the overlaps one D x D product over p, each
+        head a QR."""
         D = s.H * s.d_k
-        return 2.0 * self.p * D * min(self.p, D) + 0.1 * self.p * D * D + 2.0 * s.H * self.p * s.d_k**2
+        return self.p * D * min(self.p, D) + 0.05 * self.p * D * D + s.H * self.p * s.d_k**2
+
+    def key_map_cost(self, s: ScenarioCore) -> tuple[float, float]:
+        """Dense maps: a p-vector times the p x D heads and the p x min(p, D) big head's basis."""
+        D = s.H * s.d_k
+        return self.p * (D + min(self.p, D)), 0.0
 
     def check(self, s: ScenarioCore) -> None:
         if self.p < s.d_k:
             raise ValueError(f"p: a {self.p}-dimensional space cannot hold a head of dimension d_k = {s.d_k}")
+        D = s.H * s.d_k
+        if self.p * D * min(self.p, D) > MAX_SVD_FLOPS:
+            raise ValueError(
+                f"p: the big head's basis is an SVD of the p x H*d_k = {self.p} x {D} stack of all heads, "
+                f"{self.p * D * min(self.p, D):.3g} flops in one call that cannot be interrupted, over "
+                f"{MAX_SVD_FLOPS:.3g}; lower p, H or d_k"
+            )
 
     def notes(self, s: ScenarioCore) -> list[str]:
         if s.H * s.d_k > self.p:

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from headdiv.workers.schemas.bandwidths import BANDWIDTH_RULES
+from headdiv.workers.schemas.cost import dominant, scenario_counts, weighted
 from headdiv.workers.schemas.fields import Float, Int, Seed, StrictModel, Sweep
 from headdiv.workers.schemas.geometries import GEOMETRIES
 from headdiv.workers.schemas.kernels import KERNELS
@@ -75,7 +76,8 @@ class ScenarioCore(StrictModel):
                 "geometry 'tilted': tilts holds one angle per head (H entries)",
                 "geometry 'shared_dims': shared_dims <= d_k",
                 "geometry 'random': p >= d_k",
-                "work budget: replicates*H*queries*n*(d_k+3) <= HEADDIV_MAX_WORK (4e10 by default)",
+                "geometry 'random': p*H*d_k*min(p, H*d_k) <= 2^30 (one SVD that cannot be interrupted)",
+                "work budget: the run's work units (docs/api.md: the NW steps and every other part) <= HEADDIV_MAX_WORK (4e10 by default)",
                 "replicates*H*queries <= HEADDIV_MAX_ESTIMATES (8388608 by default)",
                 "one training set: n*(p + H*(d_k+2)) <= 2^26 values (p = (H+1)*d_k, or the field p for 'random')",
             ],
@@ -152,10 +154,13 @@ class ScenarioCore(StrictModel):
 
     @property
     def work(self) -> float:
-        """The cost measure of the work budget: R * H * queries * n * (d_k + 3) for the NW steps, plus what
-        building the geometry costs (`Geometry.layout_work`: dense heads in a large space)."""
-        nw = float(self.replicates) * self.H * self.queries * self.n * (self.d_k + 3)
-        return nw + GEOMETRIES[self.geometry].of(self).layout_work(self)
+        """The cost measure of the work budget: every part of a run in work units (`cost.PARTS`: the NW
+        steps, drawing the training sets, the key maps, the moments, fixed costs, building dense heads)."""
+        return sum(weighted(self.cost_counts()).values())
+
+    def cost_counts(self) -> dict[str, float]:
+        """Each part of a run's cost in its own unit (`cost.PARTS`)."""
+        return scenario_counts(self)
 
     def canonical(self) -> dict[str, Any]:
         """Normalised JSON form (defaults filled, sorted keys): the basis of job ids and cache keys."""
@@ -202,21 +207,22 @@ def check_work(s: ScenarioCore, *, max_work: float | None = None, max_estimates:
     """Reject a scenario that would run too long or hold too much, naming the fields to lower."""
     settings = get_engine_settings()
     budget = settings.max_work if max_work is None else max_work
-    layout = GEOMETRIES[s.geometry].of(s).layout_work(s)
-    if s.work > budget:
+    per_set = s.n * (s.ambient_dim + s.H * (s.d_k + 2))
+    if per_set > MAX_REPLICATE_VALUES:
         raise ValueError(
-            f"work budget: replicates*H*queries*n*(d_k+3){' + building the heads' if layout else ''} = "
-            f"{s.work:.3g} exceeds {budget:.3g}; lower replicates, H, queries, n or d_k{' (or p)' if layout else ''}"
+            f"work budget: one training set holds n*(p + H*(d_k+2)) = {per_set} values, over "
+            f"{MAX_REPLICATE_VALUES}; lower n, H or d_k (or p)"
+        )
+    work = s.work
+    if work > budget:
+        part = dominant(s.cost_counts())
+        raise ValueError(
+            f"work budget: this run needs {work:.3g} work units, over {budget:.3g}; most of it is "
+            f"{part.label} ({part.count}): lower {part.lower}"
         )
     cap = settings.max_estimates if max_estimates is None else max_estimates
     kept = s.replicates * s.H * s.queries
     if kept > cap:
         raise ValueError(
             f"work budget: replicates*H*queries = {kept} estimates exceeds {cap}; lower replicates, H or queries"
-        )
-    per_set = s.n * (s.ambient_dim + s.H * (s.d_k + 2))
-    if per_set > MAX_REPLICATE_VALUES:
-        raise ValueError(
-            f"work budget: one training set holds n*(p + H*(d_k+2)) = {per_set} values, over "
-            f"{MAX_REPLICATE_VALUES}; lower n, H or d_k (or p)"
         )

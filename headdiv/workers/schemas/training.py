@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from headdiv.workers.schemas.cost import dominant, weighted
 from headdiv.workers.schemas.fields import Bool, Float, Int, StrictModel
 from headdiv.workers.schemas.scenario import Scenario
 from headdiv.workers.settings import get_engine_settings
@@ -60,7 +61,7 @@ class TrainingRequest(StrictModel):
                 "record_every <= steps",
                 f"records * (H² + 28 d_k) <= {MAX_RECORDED_NUMBERS} recorded numbers",
                 f"batch*H*queries*n <= {MAX_STEP_SCORES} attention weights per step",
-                "work: 3*steps*batch*H*queries*n*(d_k+3) + records*base.work <= HEADDIV_MAX_JOB_WORK (4e11)",
+                "work: the steps' and records' work units (docs/api.md) <= HEADDIV_MAX_JOB_WORK (4e11)",
             ],
         }
     )
@@ -121,8 +122,8 @@ class TrainingRequest(StrictModel):
         budget = get_engine_settings().max_job_work
         if self.work > budget:
             raise ValueError(
-                f"work budget: this training needs {self.work:.3g} work units, over {budget:.3g}; "
-                "lower steps, batch, base.replicates or raise record_every"
+                f"work budget: this training needs {self.work:.3g} work units, over {budget:.3g}; most of it is "
+                f"{dominant(self.cost_counts()).label}: lower steps, batch, base.replicates or raise record_every"
             )
         return self
 
@@ -133,8 +134,55 @@ class TrainingRequest(StrictModel):
 
     @property
     def work(self) -> float:
-        """Work units, as a simulation counts them: the steps' forward and backward passes and the held-out
-        evaluations (one Monte Carlo run of the base per record)."""
+        """Work units, as a simulation counts them (`cost.PARTS`)."""
+        return sum(weighted(self.cost_counts()).values())
+
+    def cost_counts(self) -> dict[str, float]:
+        """Each part of the training's cost: its steps, its records and the run's fixed cost."""
+        total = {"run": 1.0}
+        for times, counts in ((self.steps, self._step_counts()), (self.records, self._record_counts())):
+            for name, c in counts.items():
+                total[name] = total.get(name, 0.0) + times * c
+        return total
+
+    @property
+    def step_work(self) -> float:
+        """Work units of one step (what the engine reports as done after each)."""
+        return sum(weighted(self._step_counts()).values())
+
+    @property
+    def record_work(self) -> float:
+        """Work units of one record (its held-out replicates share them)."""
+        return sum(weighted(self._record_counts()).values())
+
+    def _step_counts(self) -> dict[str, float]:
+        """One step: the batch's draws, its dense keys (x W_h over all p coordinates) and NW estimates,
+        forward and backward (`BACKWARD_FACTOR`), the QR retraction and the penalty's overlaps, and a fixed
+        cost (optimizer, autograd)."""
         b = self.base
-        step = BACKWARD_FACTOR * self.batch * b.H * b.queries * b.n * (b.d_k + 3)
-        return self.steps * step + self.records * b.work
+        p, H, d, n, Q = b.ambient_dim, b.H, b.d_k, b.n, b.queries
+        passes = BACKWARD_FACTOR * self.batch
+        penalised = float(self.penalty > 0)
+        return {
+            "nw": passes * H * Q * n * (d + 3),
+            "scores": passes * H * Q * n,
+            "draws": self.batch * n * p,
+            "keys": passes * (n + Q) * p * H * d,
+            "layout": H * p * d * d * (1 + penalised * (1 + H)),
+            "steps": 1.0,
+        }
+
+    def _record_counts(self) -> dict[str, float]:
+        """One record: a held-out Monte Carlo of the base with the learnt (dense) heads, and the HDI report
+        of their overlaps and angles."""
+        b = self.base
+        p, H, d, n, Q, R = b.ambient_dim, b.H, b.d_k, b.n, b.queries, float(b.replicates)
+        return {
+            "nw": R * H * Q * n * (d + 3),
+            "scores": R * H * Q * n,
+            "draws": R * n * p,
+            "keys": R * (n + Q) * p * H * d,
+            "moments": R * Q * H * H,
+            "layout": H * H * p * d * d,
+            "records": 1.0,
+        }

@@ -1,0 +1,106 @@
+"""What a run costs, part by part, in work units: the measure of the work budget, the fast lane and
+admission's time limit.
+
+Each part of a run is counted in its own natural unit (attention weights, coordinates of training points
+drawn, flops of the key maps, products of the heads' moments, training sets, runs) and weighted by what
+one of those costs in work units. The unit is fixed by the speed calibration (`engine.speed`): its run's
+work equals its NW count replicates*H*queries*n*(d_k+3), the measure the budgets were first set in. The
+weights are fitted by `bench/bench_cost.py --fit` (least squares on relative error over the corners of
+the schemas, on a CPU) and that bench checks the estimate against measured time at every corner, so it
+tracks time within a small factor whichever part dominates: the NW step of a big surface, drawing 5,000
+training sets of two points, the moments of 64 heads, the SVD of dense heads, or a fixed cost per run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from headdiv.workers.schemas.scenario import ScenarioCore
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a run's cost: what it counts, in what unit, and what one unit is worth."""
+
+    label: str
+    """What the part is, as the work budget's message names it."""
+    count: str
+    """Its count as a formula of the scenario's fields."""
+    lower: str
+    """The fields that lower it."""
+    weight: float
+    """Work units per unit of the count (fitted by bench/bench_cost.py --fit)."""
+
+
+PARTS: dict[str, Part] = {
+    "nw": Part("the NW steps", "replicates*H*queries*n*(d_k+3)", "replicates, H, queries, n or d_k", 0.24),
+    "scores": Part("the attention weights", "replicates*(H+1)*queries*n", "replicates, H, queries or n", 2.4),
+    "draws": Part(
+        "drawing the training sets", "replicates*n*p, times 1 + log2(n) for AR(1) chains", "replicates, n or p", 5.4
+    ),
+    "keys": Part(
+        "the keys' matrix products",
+        "replicates*(n+queries)*p*(H*d_k + min(p, H*d_k)) flops for dense heads, replicates*(n+queries)*d_k*(H+1)*H"
+        " for the big head of block heads",
+        "replicates, n, H or d_k (or p)",
+        0.038,
+    ),
+    "gathers": Part(
+        "gathering the block heads' keys", "replicates*(n+queries)*2*H*d_k", "replicates, n, H or d_k", 17.0
+    ),
+    "moments": Part("the heads' moments", "replicates*queries*H^2", "replicates, queries or H", 3.0),
+    "sets": Part("handling each training set", "replicates", "replicates", 2.2e4),
+    "run": Part("the run's fixed cost", "1 per run", "nothing (it is fixed)", 6.5e6),
+    "layout": Part(
+        "building the heads",
+        "p*D*min(p, D) + p*D^2/20 + H*p*d_k^2 flops for dense heads (D = H*d_k), none for block heads",
+        "H, d_k or p",
+        1.5,
+    ),
+    "steps": Part("each training step's fixed cost", "steps", "steps", 2e6),
+    "records": Part("each record's fixed cost", "records", "steps, or raise record_every", 2.8e6),
+}
+"""Every part of a job's cost: a simulation's, then a training's own."""
+
+
+def scenario_counts(s: ScenarioCore) -> dict[str, float]:
+    """Each part's count for one simulation of `s` (docs/model.md sections 1-4: the NW step of every head
+    and of the big head, the training sets, the key maps, the heads' moments, the geometry's construction)."""
+    from headdiv.workers.schemas.geometries import GEOMETRIES
+
+    geometry = GEOMETRIES[s.geometry].of(s)
+    R, H, Q, n, d = float(s.replicates), s.H, s.queries, s.n, s.d_k
+    chain = 1.0 + (math.log2(n) if s.ar1_phi > 0 else 0.0)
+    flops, gathered = geometry.key_map_cost(s)
+    return {
+        "nw": R * H * Q * n * (d + 3),
+        "scores": R * (H + 1) * Q * n,
+        "draws": R * n * s.ambient_dim * chain,
+        "keys": R * (n + Q) * flops,
+        "gathers": R * (n + Q) * gathered,
+        "moments": R * Q * H * H,
+        "sets": R,
+        "run": 1.0,
+        "layout": geometry.layout_flops(s),
+    }
+
+
+def weighted(counts: dict[str, float]) -> dict[str, float]:
+    """Each part in work units."""
+    return {name: PARTS[name].weight * c for name, c in counts.items()}
+
+
+def dominant(counts: dict[str, float]) -> Part:
+    """The part that costs the most: the one to lower first."""
+    parts = weighted(counts)
+    return PARTS[max(parts, key=lambda name: parts[name])]
+
+
+def docs_table() -> str:
+    """The Markdown table of the parts in docs/engine.md (a test keeps the two in step)."""
+    rows = ["| part | counted as | weight (work units each) | lowered by |", "|---|---|---|---|"]
+    rows += [f"| {p.label} | `{p.count}` | {p.weight:g} | {p.lower} |" for p in PARTS.values()]
+    return "\n".join(rows)
