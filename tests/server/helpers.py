@@ -55,7 +55,7 @@ def overlong_surface(seed: int) -> dict[str, Any]:
 def maximal_simulation(**overrides: Any) -> dict[str, Any]:
     """A simulation near the work budget that spends it on two huge replicates (minutes on this machine): the
     engine can only stop it or report its progress from inside the attention step."""
-    return {"replicates": 2, "H": 64, "queries": 1024, "n": 65536, "d_k": 1, "seed": RUN_SEED, **overrides}
+    return {"replicates": 2, "H": 64, "queries": 256, "n": 65536, "d_k": 1, "seed": RUN_SEED, **overrides}
 
 
 def poll(client: Any, job_id: str, until: tuple[str, ...] | Callable[[dict[str, Any]], bool], timeout: float) -> dict:

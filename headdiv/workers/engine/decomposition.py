@@ -84,20 +84,12 @@ def correlation(cbar: Array) -> tuple[list[list[float | None]], float | None]:
     """Correlation matrix (None where a head has no variance) and its mean off-diagonal entry."""
     sd = np.sqrt(np.clip(np.diag(cbar), 0, None))
     h = cbar.shape[0]
-    out: list[list[float | None]] = []
-    off: list[float] = []
-    for i in range(h):
-        row: list[float | None] = []
-        for j in range(h):
-            if sd[i] <= 1e-150 or sd[j] <= 1e-150:
-                row.append(None)
-                continue
-            c = float(np.clip(cbar[i, j] / (sd[i] * sd[j]), -1.0, 1.0))
-            row.append(c)
-            if i != j:
-                off.append(c)
-        out.append(row)
-    return out, (float(np.mean(off)) if off else None)
+    defined = np.outer(sd > 1e-150, sd > 1e-150)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.clip(cbar / np.outer(sd, sd), -1.0, 1.0)
+    out = [[float(c[i, j]) if defined[i, j] else None for j in range(h)] for i in range(h)]
+    off = c[defined & ~np.eye(h, dtype=bool)]  # row by row, as the matrix reads
+    return out, (float(np.mean(off)) if off.size else None)
 
 
 def single_estimator(e: Array, truth: Array) -> dict[str, float]:

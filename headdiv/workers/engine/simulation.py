@@ -148,8 +148,8 @@ def simulate_many(
         first = {key: next(c for c in cells if draw_key(c[0]) == key) for key in distinct}
 
         def within(fraction: float, before: float = done, work: float = work) -> None:
-            if progress:
-                progress((before + fraction * work) / total)
+            if progress:  # rounded: the batches' work sums in another order than the total, yet ends at 1
+                progress(min(1.0, round((before + fraction * work) / total, 12)))
 
         with out_of_memory_as_error(dev):
             draws = run_draws(list(first.values()), dev, dt, should_cancel=should_cancel, progress=within)

@@ -2,7 +2,7 @@
 
 Measured on a run of the dashboard's usual shape (d_k = 4, a few thousand training points), whose work
 is its NW count: this run fixes what a work unit is (`headdiv.workers.schemas.cost`). Every other part of
-a run is weighted in that unit, so work / speed estimates any run's seconds within about 3x on one
+a run is weighted in that unit, so work / speed estimates any run's seconds within about 2x on one
 machine (bench/bench_cost.py). The run grows until it lasts long enough to time (a GPU finishes a small
 one in launch overheads).
 """

@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from headdiv.workers.settings import get_engine_settings
+
 if TYPE_CHECKING:
     from headdiv.workers.schemas.scenario import ScenarioCore
 
@@ -36,32 +38,38 @@ class Part:
 
 
 PARTS: dict[str, Part] = {
-    "nw": Part("the NW steps", "replicates*H*queries*n*(d_k+3)", "replicates, H, queries, n or d_k", 0.24),
-    "scores": Part("the attention weights", "replicates*(H+1)*queries*n", "replicates, H, queries or n", 2.4),
+    "nw": Part("the NW steps", "replicates*H*queries*n*(d_k+3)", "replicates, H, queries, n or d_k", 0.094),
+    "scores": Part("the attention weights", "replicates*(H+1)*queries*n", "replicates, H, queries or n", 2.6),
+    "head_scores": Part(
+        "the attention weights of many heads", "replicates*(H+1)*queries*n*H", "H, replicates, queries or n", 0.19
+    ),
     "draws": Part(
-        "drawing the training sets", "replicates*n*p, times 1 + log2(n) for AR(1) chains", "replicates, n or p", 5.4
+        "drawing the training sets",
+        "replicates*n*p, times 1 + log2(n)/4 for AR(1) chains, twice for sets drawn alone",
+        "replicates, n or p",
+        2.8,
     ),
     "keys": Part(
         "the keys' matrix products",
         "replicates*(n+queries)*p*(H*d_k + min(p, H*d_k)) flops for dense heads, replicates*(n+queries)*d_k*(H+1)*H"
         " for the big head of block heads",
         "replicates, n, H or d_k (or p)",
-        0.038,
+        0.028,
     ),
     "gathers": Part(
-        "gathering the block heads' keys", "replicates*(n+queries)*2*H*d_k", "replicates, n, H or d_k", 17.0
+        "gathering the block heads' keys", "replicates*(n+queries)*2*H*d_k", "replicates, n, H or d_k", 11.0
     ),
-    "moments": Part("the heads' moments", "replicates*queries*H^2", "replicates, queries or H", 3.0),
-    "sets": Part("handling each training set", "replicates", "replicates", 2.2e4),
-    "run": Part("the run's fixed cost", "1 per run", "nothing (it is fixed)", 6.5e6),
+    "moments": Part("the heads' moments", "replicates*queries*H^2", "replicates, queries or H", 1.9),
+    "sets": Part("handling each training set", "replicates", "replicates", 1.9e4),
+    "run": Part("the run's fixed cost", "1 per run", "nothing (it is fixed)", 4.7e6),
     "layout": Part(
         "building the heads",
         "p*D*min(p, D) + p*D^2/20 + H*p*d_k^2 flops for dense heads (D = H*d_k), none for block heads",
         "H, d_k or p",
-        1.5,
+        1.1,
     ),
-    "steps": Part("each training step's fixed cost", "steps", "steps", 2e6),
-    "records": Part("each record's fixed cost", "records", "steps, or raise record_every", 2.8e6),
+    "steps": Part("each training step's fixed cost", "steps", "steps", 1.4e6),
+    "records": Part("each record's fixed cost", "records", "steps, or raise record_every", 2.1e6),
 }
 """Every part of a job's cost: a simulation's, then a training's own."""
 
@@ -73,12 +81,16 @@ def scenario_counts(s: ScenarioCore) -> dict[str, float]:
 
     geometry = GEOMETRIES[s.geometry].of(s)
     R, H, Q, n, d = float(s.replicates), s.H, s.queries, s.n, s.d_k
-    chain = 1.0 + (math.log2(n) if s.ar1_phi > 0 else 0.0)
+    chain = 1.0 + (math.log2(n) / 4 if s.ar1_phi > 0 else 0.0)  # each doubling step: one pass over the chain
+    # The sampler draws the sets of a chunk on parallel threads (one seed per set); a set too large to share
+    # a chunk is drawn alone, on one thread (half the speed on two cores, measured by bench/bench_cost.py).
+    alone = 8.0 * n * (s.ambient_dim + H * (d + 2)) > get_engine_settings().chunk_bytes
     flops, gathered = geometry.key_map_cost(s)
     return {
         "nw": R * H * Q * n * (d + 3),
         "scores": R * (H + 1) * Q * n,
-        "draws": R * n * s.ambient_dim * chain,
+        "head_scores": R * (H + 1) * Q * n * H,
+        "draws": R * n * s.ambient_dim * chain * (2.0 if alone else 1.0),
         "keys": R * (n + Q) * flops,
         "gathers": R * (n + Q) * gathered,
         "moments": R * Q * H * H,

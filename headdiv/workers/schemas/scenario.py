@@ -77,7 +77,7 @@ class ScenarioCore(StrictModel):
                 "geometry 'shared_dims': shared_dims <= d_k",
                 "geometry 'random': p >= d_k",
                 "geometry 'random': p*H*d_k*min(p, H*d_k) <= 2^30 (one SVD that cannot be interrupted)",
-                "work budget: the run's work units (docs/api.md: the NW steps and every other part) <= HEADDIV_MAX_WORK (4e10 by default)",
+                "work budget: the run's work units (docs/engine.md, What a run costs) <= HEADDIV_MAX_WORK (4e10 by default)",
                 "replicates*H*queries <= HEADDIV_MAX_ESTIMATES (8388608 by default)",
                 "one training set: n*(p + H*(d_k+2)) <= 2^26 values (p = (H+1)*d_k, or the field p for 'random')",
             ],
