@@ -1,7 +1,8 @@
 """The page's download buttons: `<prefix>_export/tour/<name>.html` (a whole tour) and
 `<prefix>_export/view.html?<the page's query>` (the view shown, at its state), each one self-contained HTML
 file. A file is built once per process and kept (compressed) for everyone who asks next: a lecture hall
-downloading the same tour costs one build, and visitors asking while it builds wait for that one."""
+downloading the same tour costs one build, and visitors asking while it builds are told to come back
+(503 with Retry-After) rather than holding a thread."""
 
 from __future__ import annotations
 

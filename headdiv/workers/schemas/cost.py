@@ -14,6 +14,7 @@ training sets of two points, the moments of 64 heads, the SVD of dense heads, or
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -81,17 +82,17 @@ def scenario_counts(s: ScenarioCore) -> dict[str, float]:
     from headdiv.workers.schemas.geometries import GEOMETRIES
 
     geometry = GEOMETRIES[s.geometry].of(s)
-    R, H, Q, n, d = float(s.replicates), s.H, s.queries, s.n, s.d_k
+    R, H, Q, n, d, p = float(s.replicates), s.H, s.queries, s.n, s.d_k, geometry.ambient_dim(s)
     chain = 1.0 + (math.log2(n) / 4 if s.ar1_phi > 0 else 0.0)  # each doubling step: one pass over the chain
     # The sampler draws the sets of a chunk on parallel threads (one seed per set); a set too large to share
     # a chunk is drawn alone, on one thread (half the speed on two cores, measured by bench/bench_cost.py).
-    alone = 8.0 * n * (s.ambient_dim + H * (d + 2)) > get_engine_settings().chunk_bytes
+    alone = 8.0 * n * (p + H * (d + 2)) > get_engine_settings().chunk_bytes
     flops, gathered = geometry.key_map_cost(s)
     return {
         "nw": R * H * Q * n * (d + 3),
         "scores": R * (H + 1) * Q * n,
         "head_scores": R * (H + 1) * Q * n * H,
-        "draws": R * n * s.ambient_dim * chain * (2.0 if alone else 1.0),
+        "draws": R * n * p * chain * (2.0 if alone else 1.0),
         "keys": R * (n + Q) * flops,
         "gathers": R * (n + Q) * gathered,
         "moments": R * Q * H * H,
@@ -104,6 +105,21 @@ def scenario_counts(s: ScenarioCore) -> dict[str, float]:
 def weighted(counts: dict[str, float]) -> dict[str, float]:
     """Each part in work units."""
     return {name: PARTS[name].weight * c for name, c in counts.items()}
+
+
+def work_of(counts: dict[str, float]) -> float:
+    """The work units of counted parts: the measure every request's `work` is."""
+    return sum(weighted(counts).values())
+
+
+def summed(terms: Iterable[tuple[float, dict[str, float]]]) -> dict[str, float]:
+    """The counts of a job made of parts, each (times, its counts): a training's steps and records, a
+    lab's angles."""
+    total: dict[str, float] = {}
+    for times, counts in terms:
+        for name, c in counts.items():
+            total[name] = total.get(name, 0.0) + times * c
+    return total
 
 
 def dominant(counts: dict[str, float]) -> Part:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import ConfigDict, Field, PrivateAttr, Strict, ValidationError, model_validator
 
-from headdiv.workers.schemas.cost import weighted
+from headdiv.workers.schemas.cost import summed, work_of
 from headdiv.workers.schemas.fields import Float, Int, StrictModel, Sweep, field_bounds, first_error, hint
 from headdiv.workers.schemas.geometries import GEOMETRIES, MAX_P
 from headdiv.workers.schemas.scenario import FIELD_ORDER, Scenario
@@ -342,15 +342,14 @@ class CovarianceRequest(ExpandedRequest):
     @property
     def work(self) -> float:
         """Work units: the angles' simulations, plus every pair's weight overlaps (H per head and query)."""
-        return sum(weighted(self.cost_counts()).values())
+        return work_of(self.cost_counts())
 
     def cost_counts(self) -> dict[str, float]:
         """Each part of the lab's cost (`cost.PARTS`): its angles' simulations, whose NW steps also
         accumulate every pair's weight overlaps (H more per head, query and training point)."""
-        total: dict[str, float] = {}
-        for s in self._cells:
+
+        def with_overlaps(s: Scenario) -> dict[str, float]:
             counts = s.cost_counts()
-            counts["nw"] *= 1 + s.H / (s.d_k + 3)
-            for name, c in counts.items():
-                total[name] = total.get(name, 0.0) + c
-        return total
+            return {**counts, "nw": counts["nw"] * (1 + s.H / (s.d_k + 3))}
+
+        return summed((1.0, with_overlaps(s)) for s in self._cells)

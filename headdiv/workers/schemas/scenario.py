@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from headdiv.workers.schemas.bandwidths import BANDWIDTH_RULES
-from headdiv.workers.schemas.cost import dominant, scenario_counts, weighted
+from headdiv.workers.schemas.cost import dominant, scenario_counts, work_of
 from headdiv.workers.schemas.fields import Float, Int, Seed, StrictModel, Sweep
 from headdiv.workers.schemas.geometries import GEOMETRIES
 from headdiv.workers.schemas.kernels import KERNELS
@@ -156,7 +156,7 @@ class ScenarioCore(StrictModel):
     def work(self) -> float:
         """The cost measure of the work budget: every part of a run in work units (`cost.PARTS`: the NW
         steps, drawing the training sets, the key maps, the moments, fixed costs, building dense heads)."""
-        return sum(weighted(self.cost_counts()).values())
+        return work_of(self.cost_counts())
 
     def cost_counts(self) -> dict[str, float]:
         """Each part of a run's cost in its own unit (`cost.PARTS`)."""

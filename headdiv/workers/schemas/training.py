@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from headdiv.workers.schemas.cost import dominant, weighted
+from headdiv.workers.schemas.cost import dominant, summed, work_of
 from headdiv.workers.schemas.fields import Bool, Float, Int, StrictModel
 from headdiv.workers.schemas.scenario import Scenario
 from headdiv.workers.settings import get_engine_settings
@@ -135,25 +135,21 @@ class TrainingRequest(StrictModel):
     @property
     def work(self) -> float:
         """Work units, as a simulation counts them (`cost.PARTS`)."""
-        return sum(weighted(self.cost_counts()).values())
+        return work_of(self.cost_counts())
 
     def cost_counts(self) -> dict[str, float]:
         """Each part of the training's cost: its steps, its records and the run's fixed cost."""
-        total = {"run": 1.0}
-        for times, counts in ((self.steps, self._step_counts()), (self.records, self._record_counts())):
-            for name, c in counts.items():
-                total[name] = total.get(name, 0.0) + times * c
-        return total
+        return summed(((self.steps, self._step_counts()), (self.records, self._record_counts()), (1, {"run": 1.0})))
 
     @property
     def step_work(self) -> float:
         """Work units of one step (what the engine reports as done after each)."""
-        return sum(weighted(self._step_counts()).values())
+        return work_of(self._step_counts())
 
     @property
     def record_work(self) -> float:
         """Work units of one record (its held-out replicates share them)."""
-        return sum(weighted(self._record_counts()).values())
+        return work_of(self._record_counts())
 
     def _step_counts(self) -> dict[str, float]:
         """One step: the batch's draws, its dense keys (x W_h over all p coordinates) and NW estimates,
