@@ -7,10 +7,15 @@
             against the memory-bandwidth bound of the bytes the step must touch (its inputs read once,
             its four outputs written once); the eager step and SDPA (value padded to d_k) beside it;
             peak GPU memory of the step beyond its inputs
-  simulate  `simulate` end to end (default scenario, S1) on the GPU and on this machine's CPU cores, and
-            the share of S1's time spent drawing its data on the CPU and copying it over
-  surface   a 16 x 16 surface (theta x noise) of S1 cells, batched by `simulate_many` (target < 0.5 s)
-  largest   the largest scenarios the work limits allow, their time and peak GPU memory
+  simulate  `simulate` end to end (default scenario, S1) on the GPU and on this machine's CPU cores, as the
+            first run of its seed and with its training sets kept from the last; S1's draws on 4, 8 and 16
+            CPU threads with their copy to the GPU
+  surface   a 16 x 16 surface (theta x noise) of S1 cells by `simulate_many` (target < 0.5 s): a seed's first
+            run and with its draws kept, with all cells in one batch and larger chunks; then where its time
+            goes (each phase synchronised)
+  agreement CPU and CUDA on the same seeds, float32 and float64: the worst relative difference
+  largest   the largest scenarios the work limits allow, their time and peak GPU memory, in chunks of the
+            default size and of 4 GiB
   profile   torch.profiler over the S1 step and over one S1 simulation: kernel launches, top kernels,
             host-device copies and synchronisations (tables written under $OUT when it is set)
 
@@ -28,6 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import itertools
+
 import torch
 import torch.nn.functional as F
 
@@ -132,42 +139,179 @@ def nw_table(dev: torch.device, bandwidth: float) -> None:
 S1 = {"replicates": 200, "H": 8, "queries": 64, "n": 512, "d_k": 8}
 
 
+def cold(fn: Callable[[], object]) -> Callable[[], object]:
+    """`fn` with no training sets kept from an earlier run (the first run of a seed)."""
+    from headdiv.workers.engine.sampling import forget_draws
+
+    def run() -> object:
+        forget_draws()
+        return fn()
+
+    return run
+
+
 def simulate_table(dev: torch.device) -> None:
-    from headdiv.workers.engine.sampling import training_sets
+    from headdiv.workers.engine import sampling
     from headdiv.workers.engine.simulation import simulate
     from headdiv.workers.schemas import Scenario
 
     for label, s in (("default", Scenario()), ("S1", Scenario(**S1))):
-        gpu = gpu_time(lambda: simulate(s, device=dev.type), 5)  # noqa: B023
-        cpu = gpu_time(lambda: simulate(s, device="cpu"), 3)  # noqa: B023
+        times = {}
+        for where, repeat in ((dev.type, 10), ("cpu", 3)):
+            for kept in (False, True):
+                fn = lambda: simulate(s, device=where)  # noqa: B023, E731
+                times[where, kept] = gpu_time(fn if kept else cold(fn), repeat)
         print(
-            f"simulate {label:8} cuda {gpu * 1e3:8.1f} ms   cpu ({torch.get_num_threads()} threads) {cpu * 1e3:8.1f} ms"
+            f"simulate {label:8} cuda {times['cuda', False] * 1e3:7.1f} ms first run of its seed, "
+            f"{times['cuda', True] * 1e3:7.1f} ms with its draws kept;   cpu ({torch.get_num_threads()} threads) "
+            f"{times['cpu', False] * 1e3:7.1f} / {times['cpu', True] * 1e3:7.1f} ms"
         )
     s = Scenario(**S1)
     p = s.ambient_dim
-    draw = gpu_time(lambda: training_sets(s.seed, 0, s.replicates, s.n, p, device=dev, dtype=torch.float32), 5)
-    print(f"S1's draws on the CPU and copy to the GPU: {draw * 1e3:.1f} ms")
+    for threads in (4, 8, sampling.GPU_SAMPLER_THREADS):
+        saved = sampling.GPU_SAMPLER_THREADS
+        sampling.GPU_SAMPLER_THREADS = threads
+        sampling._sampler_threads.cache_clear()
+        sampling._pool.cache_clear()
+        draw = gpu_time(
+            cold(lambda: sampling.training_sets(s.seed, 0, s.replicates, s.n, p, device=dev, dtype=torch.float32)), 10
+        )
+        sampling.GPU_SAMPLER_THREADS = saved
+        sampling._sampler_threads.cache_clear()
+        sampling._pool.cache_clear()
+        print(f"S1's draws on {threads:2} CPU threads and their copy to the GPU: {draw * 1e3:.1f} ms")
+    draw_parts(s.seed, s.replicates, s.n, p, dev)
 
 
-def surface(dev: torch.device) -> None:
-    from headdiv.workers.engine.simulation import simulate_many
+def draw_parts(seed: int, r: int, n: int, p: int, dev: torch.device) -> None:
+    """Where a draw's time goes: the normal draws alone (pageable memory, 1 and all sampler threads), a
+    page-locked buffer's allocation, and the copy to the GPU."""
+    from headdiv.workers.engine import sampling
+
+    x = torch.empty(r, n, p)
+
+    def draws(rows: range) -> None:
+        gen = torch.Generator()
+        for i in rows:
+            gen.manual_seed(sampling.derive_seed(seed, sampling.TRAINING, i))
+            torch.randn(n, p, generator=gen, out=x[i])
+
+    one = gpu_time(lambda: draws(range(r)), 3)
+    k = sampling._sampler_threads(gpu=True)
+    bounds = [r * i // k for i in range(k + 1)]
+    parts = [range(a, b) for a, b in itertools.pairwise(bounds)]
+    many = gpu_time(lambda: list(sampling._pool().map(draws, parts)), 5)
+    alloc = gpu_time(lambda: torch.empty(r, n, p, pin_memory=True), 5)
+    pinned = torch.empty(r, n, p, pin_memory=True)
+    copy = gpu_time(lambda: pinned.to(dev, non_blocking=True), 5)
+    print(
+        f"S1's draw in parts: randn on 1 thread {one * 1e3:.1f} ms, on {k} threads {many * 1e3:.1f} ms; "
+        f"page-locked buffer {alloc * 1e3:.2f} ms; copy to the GPU {copy * 1e3:.2f} ms"
+    )
+
+
+def surface_cells(seed: int) -> list[object]:
     from headdiv.workers.schemas import Scenario
 
-    cells = [
-        Scenario.model_validate({**S1, "theta": 90.0 * i / 15, "noise": 0.1 + 1.9 * j / 15, "seed": s})
-        for s in (1, 2)
+    return [
+        Scenario.model_validate({**S1, "theta": 90.0 * i / 15, "noise": 0.1 + 1.9 * j / 15, "seed": seed})
         for i in range(16)
         for j in range(16)
     ]
-    for half in (cells[:256], cells[256:]):  # the second: another seed, nothing cached anywhere
-        torch.cuda.reset_peak_memory_stats(dev)
-        t = time.perf_counter()
-        done = sum(1 for _ in simulate_many(half, device=dev.type))
-        took = time.perf_counter() - t
+
+
+def surface(dev: torch.device) -> None:
+    """The 16 x 16 surface: first run of its seed and again with its draws kept; with all cells in one batch
+    (2^26 estimates), and with larger chunks of training sets too."""
+    from headdiv.workers.engine import simulation
+    from headdiv.workers.engine.sampling import forget_draws
+    from headdiv.workers.settings import get_engine_settings
+
+    settings = get_engine_settings()
+    defaults = settings.max_estimates, settings.cuda_chunk_bytes
+    seed = 10
+    variants = [
+        ("first run of its seed", True, defaults),
+        ("draws kept", False, defaults),
+        ("first run, batches of 2^26 estimates", True, (1 << 26, defaults[1])),
+        ("draws kept, batches of 2^26 estimates", False, (1 << 26, defaults[1])),
+        ("kept, 2^26 estimates, 4 GiB chunks", False, (1 << 26, 4 << 30)),
+    ]
+    for label, fresh, (estimates, chunk) in variants:
+        for _ in range(2):  # the second of each is reported: the first pays any new shape's compilation
+            seed += 1 if fresh else 0
+            cells = surface_cells(seed)
+            if fresh:
+                forget_draws()
+            settings.max_estimates, settings.cuda_chunk_bytes = estimates, chunk
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats(dev)
+            t = time.perf_counter()
+            first = None
+            done = 0
+            for _ in simulation.simulate_many(cells, device=dev.type):  # type: ignore[arg-type]
+                done += 1
+                first = first or time.perf_counter() - t
+            took = time.perf_counter() - t
         peak = torch.cuda.max_memory_allocated(dev) / 2**20
         print(
-            f"16x16 surface of S1 cells (theta x noise, seed {half[0].seed}): {done} cells in {took:.3f} s, peak {peak:.0f} MB"
+            f"16x16 surface of S1 cells, {label:40}: {done} cells in {took:.3f} s (first cell {first:.3f} s), "
+            f"peak {peak:.0f} MB",
+            flush=True,
         )
+    settings.max_estimates, settings.cuda_chunk_bytes = defaults
+    phases(dev)
+
+
+def phases(dev: torch.device) -> None:
+    """Where a surface's time goes (draws kept, a synchronisation after each phase)."""
+    from headdiv.workers.engine import simulation
+
+    spent: dict[str, float] = {}
+
+    def timed(name: str, fn: Callable[..., object]) -> Callable[..., object]:
+        def run(*args: object, **kwargs: object) -> object:
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            out = fn(*args, **kwargs)
+            torch.cuda.synchronize()
+            spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+            return out
+
+        return run
+
+    saved = {name: getattr(simulation, name) for name in ("run_draws", "_reduce", "_result", "build_geometry")}
+    for name, fn in saved.items():
+        setattr(simulation, name, timed(name, fn))
+    try:
+        t = time.perf_counter()
+        list(simulation.simulate_many(surface_cells(11), device=dev.type))  # type: ignore[arg-type]
+        total = time.perf_counter() - t
+    finally:
+        for name, fn in saved.items():
+            setattr(simulation, name, fn)
+    rest = total - sum(spent.values())
+    parts = ", ".join(f"{name} {v * 1e3:.0f} ms" for name, v in spent.items())
+    print(f"surface phases (synchronised): {parts}, the rest {rest * 1e3:.0f} ms; total {total:.3f} s")
+
+
+def agreement(dev: torch.device) -> None:
+    """CPU and CUDA on the same seeds: the worst relative difference of every decomposition number."""
+    from headdiv.workers.engine.simulation import simulate_many
+
+    cells = surface_cells(3)[::37]  # 7 cells across the surface
+    keys = ("mse", "bias2", "variance", "covariance", "mse_direct", "mse_se")
+    for dtype in ("float32", "float64"):
+        gpu = dict(simulate_many(cells, device=dev.type, dtype=dtype))  # type: ignore[arg-type]
+        cpu = dict(simulate_many(cells, device="cpu", dtype=dtype))  # type: ignore[arg-type]
+        worst, where = 0.0, ""
+        for i in gpu:
+            for k in keys:
+                a, b = getattr(gpu[i], k), getattr(cpu[i], k)
+                rel = abs(a - b) / max(abs(b), 1e-12)
+                if rel > worst:
+                    worst, where = rel, f"{k} of cell {i} ({b:.3e})"
+        print(f"CPU vs CUDA, {dtype}: worst relative difference {worst:.1e} at {where}")
 
 
 LARGEST = {
@@ -178,23 +322,33 @@ LARGEST = {
 
 
 def largest(dev: torch.device) -> None:
+    """The largest scenarios, each the first run of its seed, in chunks of the default size and of 4 GiB (a
+    chunk's draws on the CPU overlap the GPU's work on the last one)."""
     from pydantic import ValidationError
 
+    from headdiv.workers.engine.sampling import forget_draws
     from headdiv.workers.engine.simulation import simulate
     from headdiv.workers.schemas import Scenario
+    from headdiv.workers.settings import get_engine_settings
 
+    settings = get_engine_settings()
+    default = settings.cuda_chunk_bytes
     for label, fields in LARGEST.items():
         try:
             s = Scenario(**fields)
         except ValidationError as exc:
             print(f"{label}: refused by the limits: {exc.errors()[0]['msg']}")
             continue
-        torch.cuda.reset_peak_memory_stats(dev)
-        t = time.perf_counter()
-        simulate(s, device=dev.type)
-        took = time.perf_counter() - t
-        peak = torch.cuda.max_memory_allocated(dev) / 2**20
-        print(f"{label:16} {fields} work {s.work:.2e}: {took:.2f} s, peak {peak:.0f} MB")
+        for chunk in (default, 4 << 30):
+            settings.cuda_chunk_bytes = chunk
+            forget_draws()
+            torch.cuda.reset_peak_memory_stats(dev)
+            t = time.perf_counter()
+            simulate(s, device=dev.type)
+            took = time.perf_counter() - t
+            peak = torch.cuda.max_memory_allocated(dev) / 2**20
+            print(f"{label:16} {fields} work {s.work:.2e}, chunks {chunk >> 30} GiB: {took:.2f} s, peak {peak:.0f} MB")
+        settings.cuda_chunk_bytes = default
 
 
 def profile(dev: torch.device) -> None:
@@ -255,6 +409,7 @@ def main() -> None:
         ("nw step", lambda: nw_table(dev, bandwidth[0])),
         ("simulate", lambda: simulate_table(dev)),
         ("surface", lambda: surface(dev)),
+        ("agreement", lambda: agreement(dev)),
         ("largest", lambda: largest(dev)),
         ("profile", lambda: profile(dev)),
     ]

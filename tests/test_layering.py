@@ -78,12 +78,14 @@ def offenders(package: str, allowed: tuple[str, ...], forbidden: tuple[str, ...]
 
 
 def test_the_engine_imports_neither_the_job_protocol_nor_the_server() -> None:
-    """The engine owns its hook and runner types; it sees only schemas, settings and errors."""
+    """The engine owns its hook and runner types; it sees only schemas, settings, errors and the one
+    bounded LRU (a torch-free utility it shares with the result cache)."""
     allowed = (
         "headdiv.workers.engine",
         "headdiv.workers.schemas",
         "headdiv.workers.errors",
         "headdiv.workers.settings",
+        "headdiv.workers.lru",
     )
     assert offenders("headdiv/workers/engine", allowed, ("headdiv",)) == []
 

@@ -34,7 +34,8 @@ class EngineSettings(BaseSettings):
     max_estimates: int = Field(
         1 << 23,
         gt=0,
-        description="Cap on replicates*H*queries: the estimates kept for the exact decomposition.",
+        description="Cap on replicates*H*queries of one batch of cells: the estimates kept for the exact "
+        "decomposition.",
     )
     threads: int | None = Field(
         None,
@@ -57,6 +58,17 @@ class EngineSettings(BaseSettings):
     )
     cuda_chunk_bytes: int = Field(
         1 << 30, gt=0, description="chunk_bytes on a GPU (at most 1/16 of its free memory at the run's start)."
+    )
+    kept_draws_bytes: int = Field(
+        64 << 20,
+        ge=0,
+        description="Training sets kept in memory for the next run of the same seed (a slider's next value, "
+        "a surface's next batch); 0 keeps none.",
+    )
+    cuda_kept_draws_bytes: int = Field(
+        2 << 30,
+        ge=0,
+        description="kept_draws_bytes on a GPU, where the sets stay on the card (at most 1/16 of its free memory).",
     )
     cuda_score_bytes: int = Field(
         256 << 20,

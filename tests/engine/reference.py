@@ -86,7 +86,8 @@ def softmax(v: np.ndarray) -> np.ndarray:
 def simulate(s: Scenario) -> dict[str, Any]:
     W = heads(s)
     p, H, R, Q = W[0].shape[0], s.H, s.replicates, s.queries
-    x, eps = (t.numpy() for t in training_sets(s.seed, 0, R, s.n, p, device=CPU, dtype=torch.float64))
+    # copies: the engine shares drawn sets between runs, and the AR(1) chain below writes into x
+    x, eps = (t.numpy().copy() for t in training_sets(s.seed, 0, R, s.n, p, device=CPU, dtype=torch.float64))
     if s.dependence == "ar1":  # the same i.i.d. draws as innovations, chained one token after another
         z, c = x.copy(), math.sqrt(1.0 - s.phi**2)
         for i in range(1, s.n):

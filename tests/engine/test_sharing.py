@@ -21,7 +21,7 @@ F32 = torch.float32
 
 
 def draws(scenarios: list[Scenario]) -> list[montecarlo.Draws]:
-    return montecarlo.run_draws([(s, build_geometry(s)) for s in scenarios], resolve_device(None), F32)
+    return montecarlo.run_draws([(s, build_geometry(s)) for s in scenarios], resolve_device(None), F32).on_host()
 
 
 def units(scenarios: list[Scenario]) -> list[batch_plan.Unit]:

@@ -7,35 +7,43 @@ bias^2 + variance + covariance equal the direct mean squared error exactly, up t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 Array = np.ndarray
 
 
+def _frozen(a: Array) -> Array:
+    a = np.asarray(a)
+    a.flags.writeable = False  # computed once and shared by every scheme that reads it
+    return a
+
+
 @dataclass(frozen=True)
 class Moments:
-    """Per-head bias at each query and the query-averaged covariance matrix Cbar."""
+    """Per-head bias at each query and the query-averaged covariance matrix Cbar. The derived arrays are
+    computed once (every weighting scheme, and each point of a parameter scan, reads them)."""
 
     bias: Array  # (H, Q)
     cbar: Array  # (H, H)
 
-    @property
+    @cached_property
     def head_bias2(self) -> Array:
-        return np.asarray(np.mean(self.bias**2, axis=1))
+        return _frozen(np.mean(self.bias**2, axis=1))
 
-    @property
+    @cached_property
     def head_variance(self) -> Array:
-        return np.asarray(np.diag(self.cbar).copy())
+        return _frozen(np.diag(self.cbar).copy())
 
-    @property
+    @cached_property
     def head_mse(self) -> Array:
-        return np.asarray(self.head_bias2 + self.head_variance)
+        return _frozen(self.head_bias2 + self.head_variance)
 
-    @property
+    @cached_property
     def error_second_moment(self) -> Array:
         """M = Cbar + mean_j B_j B_j^T: alpha^T M alpha is the ensemble MSE of fixed weights alpha."""
-        return np.asarray(self.cbar + self.bias @ self.bias.T / self.bias.shape[1])
+        return _frozen(self.cbar + self.bias @ self.bias.T / self.bias.shape[1])
 
     def terms(self, alpha: Array) -> dict[str, float]:
         """Ensemble bias^2, variance (diagonal) and cross-head covariance (off-diagonal) for weights alpha."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
@@ -72,13 +72,25 @@ def memory_report(device: torch.device) -> str:
     return "" if memory is None else f"{memory[1] / GIB:.1f} of {memory[0] / GIB:.1f} GiB free"
 
 
+_RELEASERS: list[Callable[[], None]] = []
+
+
+def on_out_of_memory(release: Callable[[], None]) -> Callable[[], None]:
+    """Register `release` to give back what the engine keeps on a device when that device runs out."""
+    _RELEASERS.append(release)
+    return release
+
+
 @contextlib.contextmanager
 def out_of_memory_as_error(device: torch.device) -> Iterator[None]:
     """A GPU that runs out of memory fails the run with a reason, and the worker lives on: the cached
-    blocks are released so that the next job starts with the memory free."""
+    blocks and whatever the engine keeps (`on_out_of_memory`) are released so that the next job starts with
+    the memory free."""
     try:
         yield
     except torch.OutOfMemoryError:
+        for release in _RELEASERS:
+            release()
         if device.type == "cuda":
             torch.cuda.empty_cache()
         raise EngineError(

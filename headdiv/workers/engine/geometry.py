@@ -52,16 +52,14 @@ class BlockGeometry(Blocks):
         """Exact angles per column: the columns pair up one to one, so each angle is the angle
         between two unit vectors (a, b, 0) and (a', 0, b') in three dimensions (atan2 form, accurate
         for tiny and right angles alike)."""
-        out: list[dict[str, Any]] = []
-        for h in range(self.H):
-            for g in range(h + 1, self.H):
-                if len(out) >= max_pairs:
-                    return out
-                a, b, a2, b2 = self.a[h], self.b[h], self.a[g], self.b[g]
-                cross = np.sqrt((b * b2) ** 2 + (a * b2) ** 2 + (b * a2) ** 2)
-                ang = np.degrees(np.arctan2(cross, np.abs(a * a2)))
-                out.append({"pair": [h, g], "angles": np.sort(ang).tolist()})
-        return out
+        pairs = [(h, g) for h in range(self.H) for g in range(h + 1, self.H)][:max_pairs]
+        if not pairs:
+            return []
+        first, second = (np.array(side) for side in zip(*pairs, strict=True))
+        a, b, a2, b2 = self.a[first], self.b[first], self.a[second], self.b[second]
+        cross = np.sqrt((b * b2) ** 2 + (a * b2) ** 2 + (b * a2) ** 2)
+        angles = np.sort(np.degrees(np.arctan2(cross, np.abs(a * a2))), axis=1).tolist()
+        return [{"pair": [h, g], "angles": row} for (h, g), row in zip(pairs, angles, strict=True)]
 
     def big_head_transform(self, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
         """Per column j, a map from the H heads' key coordinates j to an orthonormal basis of their span.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -71,16 +72,29 @@ def _dense(w: np.ndarray) -> KeyMap:
     return KeyMap("dense", (w.shape[0],), w.shape[1], w.shape[1], w.tobytes())
 
 
+@lru_cache(maxsize=1024)
+def _block_maps(a: bytes, b: bytes, col: bytes, shape: tuple[int, int]) -> tuple[tuple[KeyMap, ...], KeyMap]:
+    """A block layout's head maps and big-head map, by the layout's content: a surface's cells, or a slider's
+    next noise level, share one angle's heads, whose big head takes an eigendecomposition per column."""
+    g = BlockGeometry(*(np.frombuffer(v, dtype=t).reshape(shape) for v, t in ((a, float), (b, float), (col, int))))
+    return tuple(_block_head(g, h) for h in range(g.H)), _block_big_head(g)
+
+
+def _of_blocks(g: BlockGeometry) -> tuple[tuple[KeyMap, ...], KeyMap]:
+    a, b, col = (np.ascontiguousarray(v, dtype=t) for v, t in ((g.a, float), (g.b, float), (g.col, int)))
+    return _block_maps(a.tobytes(), b.tobytes(), col.tobytes(), a.shape)
+
+
 def head_maps(geometry: HeadLayout) -> list[KeyMap]:
     if isinstance(geometry, BlockGeometry):
-        return [_block_head(geometry, h) for h in range(geometry.H)]
+        return list(_of_blocks(geometry)[0])
     return [_dense(w) for w in geometry.dense()]
 
 
 def big_head_map(geometry: HeadLayout) -> KeyMap:
     """The map of the head spanning every head's subspace (docs/model.md section 4's big-head baseline)."""
     if isinstance(geometry, BlockGeometry):
-        return _block_big_head(geometry)
+        return _of_blocks(geometry)[1]
     assert isinstance(geometry, DenseGeometry)
     return _dense(geometry.big_head_basis())
 

@@ -38,7 +38,8 @@ from headdiv.workers.schemas.weightings import AttentionSums
 
 @dataclass
 class Draws:
-    """Raw Monte Carlo output, on the CPU in float64, ready for the pure decomposition code."""
+    """One cell's raw Monte Carlo output as float64 NumPy (`BatchDraws.on_host`): what the NumPy reference
+    and the tests compare with."""
 
     estimates: np.ndarray  # (R, H, Q)
     gates: dict[str, np.ndarray]  # per gating scheme: (R, H, Q) gate weights
@@ -49,6 +50,48 @@ class Draws:
     slice_heads: np.ndarray  # (H, S) replicate 1's estimates along x = t a
     slice_gates: dict[str, np.ndarray]  # per gating scheme: (H, S)
     big_dim: int
+
+
+@dataclass
+class BatchDraws:
+    """Raw Monte Carlo output of every cell of a batch, left on the device where it was computed: the
+    decomposition reduces it there (`batch_moments`), so only its small sums cross to the host."""
+
+    estimates: torch.Tensor  # (C, R, H, Q), working dtype
+    gates: dict[str, torch.Tensor]  # per gating scheme: (C, R, H, Q)
+    big: torch.Tensor  # (C, R, Q)
+    truth: torch.Tensor  # (C, Q) float64
+    slice_t: torch.Tensor  # (S,)
+    slice_truth: torch.Tensor  # (C, S) float64
+    slice_heads: torch.Tensor  # (C, H, S)
+    slice_gates: dict[str, torch.Tensor]  # per gating scheme: (C, H, S)
+    big_dims: list[int]
+
+    def on_host(self) -> list[Draws]:
+        """Every cell's draws as float64 NumPy: one transfer per quantity for the whole batch."""
+
+        def host(v: torch.Tensor) -> np.ndarray:
+            return v.detach().to("cpu", torch.float64).numpy()
+
+        est, big, heads, t, truth, slice_truth = (
+            host(v) for v in (self.estimates, self.big, self.slice_heads, self.slice_t, self.truth, self.slice_truth)
+        )
+        gates = {name: host(g) for name, g in self.gates.items()}
+        slice_gates = {name: host(g) for name, g in self.slice_gates.items()}
+        return [
+            Draws(
+                estimates=est[c],
+                gates={name: g[c] for name, g in gates.items()},
+                big=big[c],
+                truth=truth[c],
+                slice_t=t,
+                slice_truth=slice_truth[c],
+                slice_heads=heads[c],
+                slice_gates={name: g[c] for name, g in slice_gates.items()},
+                big_dim=dim,
+            )
+            for c, dim in enumerate(self.big_dims)
+        ]
 
 
 PROGRESS_EVERY_S = 0.1
@@ -220,7 +263,7 @@ def run_draws(
     *,
     should_cancel: Callable[[], bool] | None = None,
     progress: Callable[[float], None] | None = None,
-) -> list[Draws]:
+) -> BatchDraws:
     """The draws of every scenario of a batch (same R, H, queries, n, d_k and p), in order.
 
     `should_cancel` is polled between blocks of attention scores (`JobCancelled` when it turns true) and
@@ -299,27 +342,21 @@ def _hand_over(
     gates: dict[str, torch.Tensor],
     big: torch.Tensor,
     slices: _Slices,
-) -> list[Draws]:
-    """Every cell's draws as float64 NumPy: one transfer per quantity for the whole batch."""
-
-    def host(v: torch.Tensor) -> np.ndarray:
-        return v.detach().to("cpu", torch.float64).numpy()
-
-    est_np, big_np, slice_np, t_np = host(est), host(big), host(slices.heads), host(slices.t)
-    gates_np = {name: host(g) for name, g in gates.items()}
-    slice_gates = {name: host(g) for name, g in (slices.gates or {}).items()}
-    truth = {target: host(apply_target(target, slices.t)) for target in {s.target for s, _ in batch}}
-    return [
-        Draws(
-            estimates=est_np[c],
-            gates={name: g[c] for name, g in gates_np.items()},
-            big=big_np[c],
-            truth=host(apply_target(s.target, xq[s.seed] @ plan.signals[plan.cell_signals[c]].a)),
-            slice_t=t_np,
-            slice_truth=truth[s.target],
-            slice_heads=slice_np[c],
-            slice_gates={name: g[c] for name, g in slice_gates.items()},
-            big_dim=plan.big_dims[c],
-        )
-        for c, (s, _) in enumerate(batch)
-    ]
+) -> BatchDraws:
+    """The batch's draws with every cell's truth at its queries and along the slice, all on the device."""
+    f64 = torch.float64
+    truth = torch.stack(
+        [apply_target(s.target, xq[s.seed] @ plan.signals[plan.cell_signals[c]].a) for c, (s, _) in enumerate(batch)]
+    ).to(f64)
+    along = {target: apply_target(target, slices.t).to(f64) for target in {s.target for s, _ in batch}}
+    return BatchDraws(
+        estimates=est,
+        gates=gates,
+        big=big,
+        truth=truth,
+        slice_t=slices.t,
+        slice_truth=torch.stack([along[s.target] for s, _ in batch]),
+        slice_heads=slices.heads,
+        slice_gates=slices.gates or {},
+        big_dims=list(plan.big_dims),
+    )

@@ -8,8 +8,16 @@ Every draw is made by torch's CPU generator and then moved to the working device
 (Philox) gives other numbers for the same seed, so a seed would name two different experiments, and a
 result cached by its request would depend on which worker computed it first. With one generator, CPU and
 CUDA runs see the same data and differ only by float rounding (tested in tests/engine with
-HEADDIV_TEST_DEVICE=cuda). The price, measured on an H200 (README, "On a GPU"): the draws and their copy
-are most of a small simulation there (S1: 15 of 24 ms).
+HEADDIV_TEST_DEVICE=cuda). A counter-based generator (Philox) computed on either device was weighed and
+not taken: torch offers none whose CPU and CUDA streams agree, one written in tensor operations is several
+times slower than torch's vectorised CPU sampler (the CPU is where most runs happen), and it would change
+every number of every seed that links and caches already name.
+
+What keeps the draws from being a GPU run's cost instead (README, "On a GPU"): they are drawn on up to 8
+cores when they go to a GPU (`_sampler_threads`), straight into page-locked memory and copied
+once, asynchronously, so the CPU draws the next chunk while the GPU computes on the last; and a run keeps
+its training sets where they were used, by content (`_kept`): the next run of the same seed, n, p and
+dependence (a slider's next angle or noise level, a surface's next batch of cells) takes them from there.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from itertools import pairwise
 
 import torch
 
+from headdiv.workers.engine.device import MEMORY_SHARE, gpu_memory, on_out_of_memory
+from headdiv.workers.lru import ByteLRU
 from headdiv.workers.settings import get_engine_settings
 
 TRAINING = 1
@@ -31,15 +41,42 @@ SLICE_POINTS = 61
 _MASK = (1 << 64) - 1
 
 
-@lru_cache(maxsize=1)
-def _sampler_threads() -> int:
-    """The engine's compute threads when configured (one per worker sharing a machine), else up to 4."""
-    return get_engine_settings().threads or max(1, min(4, os.cpu_count() or 1))
+GPU_SAMPLER_THREADS = 8
+"""Draws bound for a GPU use up to this many cores, as nothing else of the run needs the CPU meanwhile
+(measured on an H200's host, S1's draws: 4 threads 10.6-16.1 ms, 8 threads 10.3-11.5, 16 threads 12.9-13.2)."""
+
+
+@lru_cache(maxsize=2)
+def _sampler_threads(gpu: bool = False) -> int:
+    """The engine's compute threads when configured (one per worker sharing a machine), else up to 4 for a
+    CPU run (whose compute threads follow) and up to `GPU_SAMPLER_THREADS` for a GPU's."""
+    return get_engine_settings().threads or max(1, min(GPU_SAMPLER_THREADS if gpu else 4, os.cpu_count() or 1))
 
 
 @lru_cache(maxsize=1)
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_sampler_threads(), thread_name_prefix="headdiv-sampler")
+    return ThreadPoolExecutor(max_workers=_sampler_threads(gpu=True), thread_name_prefix="headdiv-sampler")
+
+
+Drawn = tuple[torch.Tensor, torch.Tensor]
+DrawnKey = tuple[int, int, int, int, int, float, str, torch.dtype]
+
+
+def _nbytes(drawn: Drawn) -> int:
+    return sum(t.numel() * t.element_size() for t in drawn)
+
+
+@lru_cache(maxsize=1)
+def _kept() -> dict[str, ByteLRU[DrawnKey, Drawn]]:
+    s = get_engine_settings()
+    return {"cpu": ByteLRU(s.kept_draws_bytes, _nbytes), "cuda": ByteLRU(s.cuda_kept_draws_bytes, _nbytes)}
+
+
+@on_out_of_memory
+def forget_draws() -> None:
+    """Drop every kept training set (a GPU that ran out of memory gives its share back)."""
+    for kept in _kept().values():
+        kept.clear()
 
 
 def _splitmix64(x: int) -> int:
@@ -96,6 +133,7 @@ def training_sets(
     device: torch.device,
     dtype: torch.dtype,
     phi: float = 0.0,
+    keep: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Inputs X (R, n, p) ~ N(0, I_p) and noise eps (R, n) ~ N(0, 1) for replicates start..stop-1.
 
@@ -105,7 +143,26 @@ def training_sets(
     Drawn in float32 whatever the working dtype, so float32 and float64 runs see the same data and
     differ only by rounding (and because torch's vectorised float32 sampler is ~5x faster than its
     float64 one: sampling is a large share of a simulation).
+
+    The result is shared with every later call of the same arguments (`_kept`, the module's docstring):
+    callers read it and never write into it. `keep=False` for sets no later run asks for again (a training's
+    steps each draw new replicates), so they don't push out the ones that are.
     """
+    key: DrawnKey = (seed, start, stop, n, p, float(phi), str(device), dtype)
+    kept = _kept().get(device.type)
+    found = kept.get(key) if kept is not None else None
+    if found is not None:
+        return found
+    drawn = _draw(seed, start, stop, n, p, device=device, dtype=dtype, phi=phi)
+    if keep and kept is not None and _nbytes(drawn) * MEMORY_SHARE <= (gpu_memory(device) or (0, 1 << 62))[1]:
+        kept.put(key, drawn)
+    return drawn
+
+
+def _draw(
+    seed: int, start: int, stop: int, n: int, p: int, *, device: torch.device, dtype: torch.dtype, phi: float
+) -> Drawn:
+    """`training_sets` drawn anew."""
     pinned = device.type == "cuda"  # drawn straight into page-locked memory: one asynchronous copy over
     x = torch.empty(stop - start, n, p, dtype=torch.float32, pin_memory=pinned)
     eps = torch.empty(stop - start, n, dtype=torch.float32, pin_memory=pinned)
@@ -119,7 +176,7 @@ def training_sets(
 
     # torch's CPU sampler is single-threaded and releases the GIL: split the replicates over the
     # cores (each replicate has its own seed, so the split cannot change the numbers).
-    threads = min(_sampler_threads(), stop - start)
+    threads = min(_sampler_threads(gpu=pinned), stop - start)
     if threads > 1 and (stop - start) * n * p >= 1 << 16:
         bounds = [start + (stop - start) * i // threads for i in range(threads + 1)]
         list(_pool().map(draw, [range(a, b) for a, b in pairwise(bounds)]))

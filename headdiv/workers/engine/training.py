@@ -235,7 +235,7 @@ def run_training(req: TrainingRequest, /, **hooks: Unpack[Hooks]) -> TrainingRes
     for t in range(req.steps + 1):
         tick(0.0)
         start = s.replicates + t * req.batch  # after the held-out replicates 0..R-1
-        x, eps = training_sets(s.seed, start, start + req.batch, s.n, p, device=dev, dtype=dt)
+        x, eps = training_sets(s.seed, start, start + req.batch, s.n, p, device=dev, dtype=dt, keep=False)
         y = apply_target(s.target, x @ a) + s.noise * eps
         gen = seeded_generator(s.seed, TRAINING_QUERIES, t)
         xq = to_device(torch.randn(s.queries, p, generator=gen, dtype=torch.float32), dev).to(dt)

@@ -99,12 +99,12 @@ def uniform(h: int) -> np.ndarray:
     return np.full(h, 1.0 / h)
 
 
-def geometric(head_mse: np.ndarray, rho: float) -> np.ndarray:
-    """alpha_(k) proportional to rho^(k-1) for the k-th best head."""
-    h = head_mse.size
-    alpha = np.empty(h)
-    alpha[best_first(head_mse)] = rho ** np.arange(h, dtype=np.float64)
-    return alpha / alpha.sum()
+def geometric(head_mse: np.ndarray, rho: float | np.ndarray) -> np.ndarray:
+    """alpha_(k) proportional to rho^(k-1) for the k-th best head; for an array of rho, one row each."""
+    rank = np.empty(head_mse.size)
+    rank[best_first(head_mse)] = np.arange(head_mse.size, dtype=np.float64)
+    alpha = np.asarray(rho, dtype=np.float64)[..., None] ** rank
+    return np.asarray(alpha / alpha.sum(axis=-1, keepdims=True))
 
 
 def fibonacci(head_mse: np.ndarray) -> np.ndarray:
@@ -154,7 +154,7 @@ class Geometric(FixedWeights):
     def scan(self, m: ErrorMoments) -> ParamScan:
         """MSE of geometric weights along RHO_GRID (alpha^T M alpha for all of them in one product), and the
         best rho on it."""
-        alphas = np.stack([geometric(m.head_mse, float(r)) for r in RHO_GRID])
+        alphas = geometric(m.head_mse, RHO_GRID)
         mse = np.einsum("kh,hg,kg->k", alphas, m.error_second_moment, alphas)
         best = float(RHO_GRID[int(np.argmin(mse))])
         return ParamScan(param="rho", values=RHO_GRID.tolist(), mse=mse.tolist(), best=best)

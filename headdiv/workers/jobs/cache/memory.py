@@ -2,50 +2,33 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from headdiv.workers.lru import ByteLRU
 
 
 class MemoryCache:
-    """Least-recently-used eviction once the stored bytes pass `max_bytes`; thread-safe."""
+    """Least-recently-used eviction once the stored bytes pass `max_bytes` (`ByteLRU`); thread-safe."""
 
     kind = "memory"
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[str, bytes] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._lru: ByteLRU[str, bytes] = ByteLRU(max_bytes, len)
 
     def get(self, key: str) -> bytes | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
+        return self._lru.get(key)
 
     def get_many(self, keys: list[str]) -> list[bytes | None]:
         return [self.get(k) for k in keys]
 
     def set(self, key: str, value: bytes) -> None:
-        if len(value) > self.max_bytes:
-            return  # one result larger than the whole cache is simply not kept
-        with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old)
-            self._items[key] = value
-            self._bytes += len(value)
-            while self._bytes > self.max_bytes:
-                _, evicted = self._items.popitem(last=False)
-                self._bytes -= len(evicted)
+        self._lru.put(key, value)
 
     def ping(self) -> bool:
         return True
 
     @property
     def size_bytes(self) -> int:
-        return self._bytes
+        return self._lru.size_bytes
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._lru)
