@@ -22,7 +22,7 @@ def test_records_hold_no_results_and_an_evicted_result_is_not_served() -> None:
         backend = client.app.state.backend  # type: ignore[attr-defined]
         records = [backend._runs[i].state for i in ids if i in backend._runs]
         assert records and all(r._result_json is None and r.result is None for r in records)
-        assert backend.cache._bytes <= 64 << 10
+        assert backend.cache.size_bytes <= 64 << 10
         first = client.get(f"/api/v1/jobs/{ids[0]}")
         assert first.status_code == 404, first.text[:200]  # evicted: gone, not served from a record
         last = client.get(f"/api/v1/jobs/{ids[-1]}")
