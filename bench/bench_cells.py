@@ -45,8 +45,8 @@ def median_time(fn: Callable[[], object], repeat: int) -> float:
 
 def batch_ratio(repeat: int) -> None:
     """Separate and batched runs interleaved (one warm-up each), so a busy machine slows both alike."""
+    from headdiv.schemas import Scenario
     from headdiv.workers.engine.simulation import simulate, simulate_many
-    from headdiv.workers.schemas import Scenario
 
     cells = [Scenario.model_validate({"theta": 6.0 * k}) for k in range(16)]
     runs: dict[str, Callable[[], object]] = {
@@ -72,9 +72,9 @@ def batch_ratio(repeat: int) -> None:
 def surface_against_floors() -> None:
     import torch
 
+    from headdiv.schemas import SurfaceRequest
     from headdiv.workers.jobs.cache.memory import MemoryCache
     from headdiv.workers.jobs.runner import run_job
-    from headdiv.workers.schemas import SurfaceRequest
 
     request = SurfaceRequest.model_validate(
         {
@@ -148,10 +148,10 @@ def fan_out_once(redis_url: str, count: int) -> float:
     """Seconds for `count` fresh workers (one compute thread each) to finish a 12x12 surface of a new seed."""
     from rq import Worker
 
+    from headdiv.schemas import SurfaceRequest
     from headdiv.server.backends.rq import RQBackend
     from headdiv.server.settings import ServerSettings
     from headdiv.workers.jobs.ids import canonical_payload, job_id
-    from headdiv.workers.schemas import SurfaceRequest
     from tests.server.helpers import delete_queue
 
     queue = f"bench-{secrets.token_hex(4)}"
@@ -167,7 +167,7 @@ def fan_out_once(redis_url: str, count: int) -> float:
     }
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "headdiv.server.cli", "worker"],
+            [sys.executable, "-m", "headdiv.cli", "worker"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -207,7 +207,7 @@ def fan_out_once(redis_url: str, count: int) -> float:
 CEILING_JOB = """
 import time
 from headdiv.workers.engine.simulation import simulate_many
-from headdiv.workers.schemas import Scenario
+from headdiv.schemas import Scenario
 cells = [Scenario.model_validate({"replicates": 100, "theta": 3.75 * k, "seed": 1}) for k in range(24)]
 list(simulate_many(cells[:2]))
 started = time.perf_counter()

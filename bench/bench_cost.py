@@ -1,6 +1,6 @@
 """A job's estimated cost against its measured time, over the corners of the schemas.
 
-The work measure (`headdiv.workers.schemas.cost`: the NW steps plus every other part of a run, each
+The work measure (`headdiv.schemas.cost`: the NW steps plus every other part of a run, each
 weighted in work units) decides the fast lane, the work budget and admission's time limit, so it must
 track time whatever part of a run dominates. Each corner (simulations at the extremes of every field,
 dense heads, AR(1) chains, gating, trainings, a covariance lab) is run after one warm-up run of the same
@@ -94,9 +94,9 @@ def seconds(run: Callable[[], Any], repeat: int) -> float:
 
 def corners() -> list[tuple[str, Any]]:
     """(label, request) of every corner, validated."""
+    from headdiv.schemas import CovarianceRequest, Scenario
+    from headdiv.schemas.training import TrainingRequest
     from headdiv.workers.engine.speed import CALIBRATION
-    from headdiv.workers.schemas import CovarianceRequest, Scenario
-    from headdiv.workers.schemas.training import TrainingRequest
 
     calibration = {CALIBRATED: {**CALIBRATION, "replicates": 64}}
     tables: list[tuple[type[Any], dict[str, dict[str, Any]]]] = [
@@ -110,9 +110,9 @@ def corners() -> list[tuple[str, Any]]:
 
 def run(request: Any, should_cancel: Callable[[], bool] | None = None) -> Any:
     """Compute `request` on the CPU as a job would: a simulation as its one cell, anything else by its runner."""
-    from headdiv.workers.engine.runners import runner_for
+    from headdiv.schemas import Scenario
+    from headdiv.workers.engine.dispatch import runner_for
     from headdiv.workers.engine.simulation import simulate_many
-    from headdiv.workers.schemas import Scenario
 
     if isinstance(request, Scenario):
         return list(simulate_many([request], device="cpu", should_cancel=should_cancel))
@@ -139,8 +139,8 @@ def fit(rows: list[tuple[str, dict[str, float], float]]) -> dict[str, float]:
     import numpy as np
     from scipy.optimize import nnls
 
+    from headdiv.schemas import Scenario
     from headdiv.workers.engine.speed import CALIBRATION
-    from headdiv.workers.schemas import Scenario
 
     names = sorted({name for _, counts, _ in rows for name in counts})
     a = np.array([[counts.get(name, 0.0) / took for name in names] for _, counts, took in rows])

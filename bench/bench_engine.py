@@ -89,9 +89,9 @@ def main() -> None:
     parser.add_argument("--skip-numpy", action="store_true")
     args = parser.parse_args()
     os.environ["HEADDIV_COMPILE"] = "on"
+    from headdiv.schemas import Scenario
     from headdiv.workers.engine.nw import nw_attention, warm_up
     from headdiv.workers.engine.simulation import simulate
-    from headdiv.workers.schemas import Scenario
 
     t = time.perf_counter()
     compiled = warm_up()

@@ -85,8 +85,8 @@ def inputs(shape: tuple[int, ...], dev: torch.device) -> tuple[torch.Tensor, ...
 
 
 def nw_table(dev: torch.device, bandwidth: float) -> None:
+    from headdiv.schemas.settings import get_engine_settings
     from headdiv.workers.engine import nw
-    from headdiv.workers.settings import get_engine_settings
 
     t = time.perf_counter()
     compiled = nw.warm_up(dev, torch.float32)
@@ -151,9 +151,9 @@ def cold(fn: Callable[[], object]) -> Callable[[], object]:
 
 
 def simulate_table(dev: torch.device) -> None:
+    from headdiv.schemas import Scenario
     from headdiv.workers.engine import sampling
     from headdiv.workers.engine.simulation import simulate
-    from headdiv.workers.schemas import Scenario
 
     for label, s in (("default", Scenario()), ("S1", Scenario(**S1))):
         times = {}
@@ -211,7 +211,7 @@ def draw_parts(seed: int, r: int, n: int, p: int, dev: torch.device) -> None:
 
 
 def surface_cells(seed: int) -> list[object]:
-    from headdiv.workers.schemas import Scenario
+    from headdiv.schemas import Scenario
 
     return [
         Scenario.model_validate({**S1, "theta": 90.0 * i / 15, "noise": 0.1 + 1.9 * j / 15, "seed": seed})
@@ -223,9 +223,9 @@ def surface_cells(seed: int) -> list[object]:
 def surface(dev: torch.device) -> None:
     """The 16 x 16 surface: first run of its seed and again with its draws kept; with all cells in one batch
     (2^26 estimates), and with larger chunks of training sets too."""
+    from headdiv.schemas.settings import get_engine_settings
     from headdiv.workers.engine import simulation
     from headdiv.workers.engine.sampling import forget_draws
-    from headdiv.workers.settings import get_engine_settings
 
     settings = get_engine_settings()
     defaults = settings.max_estimates, settings.cuda_chunk_bytes
@@ -326,10 +326,10 @@ def largest(dev: torch.device) -> None:
     chunk's draws on the CPU overlap the GPU's work on the last one)."""
     from pydantic import ValidationError
 
+    from headdiv.schemas import Scenario
+    from headdiv.schemas.settings import get_engine_settings
     from headdiv.workers.engine.sampling import forget_draws
     from headdiv.workers.engine.simulation import simulate
-    from headdiv.workers.schemas import Scenario
-    from headdiv.workers.settings import get_engine_settings
 
     settings = get_engine_settings()
     default = settings.cuda_chunk_bytes
@@ -355,9 +355,9 @@ def profile(dev: torch.device) -> None:
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
+    from headdiv.schemas import Scenario
     from headdiv.workers.engine import nw
     from headdiv.workers.engine.simulation import simulate
-    from headdiv.workers.schemas import Scenario
 
     qq, kt, kb, y = inputs(SHAPES["S1"], dev)
     s = Scenario(**S1)

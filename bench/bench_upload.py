@@ -75,7 +75,7 @@ def upload(path: Path) -> float:
 def cli(path: Path) -> float:
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "headdiv.server.cli", "heads", str(path), "--num-heads", "12"],
+        [sys.executable, "-m", "headdiv.cli", "heads", str(path), "--num-heads", "12"],
         check=True,
         stdout=subprocess.DEVNULL,
     )

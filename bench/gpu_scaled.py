@@ -31,7 +31,7 @@ written under $OUT/scaled/.
     PYTHONPATH=/tmp/site:$PWD OUT=/tmp/out python3 bench/gpu_scaled.py --device cuda --redis-server .gpu/redis/redis-server
 
 Needs only what `headdiv serve` and `headdiv worker` need (the `headdiv` package importable, torch, Redis's
-server binary); the console script is not used: children run `python -m headdiv.server.cli`.
+server binary); the console script is not used: children run `python -m headdiv.cli`.
 """
 
 from __future__ import annotations

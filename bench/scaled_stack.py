@@ -176,7 +176,7 @@ def service_env(redis_url: str, device: str, compile_mode: str) -> dict[str, str
 
 def start_server(run: Run, env: dict[str, str]) -> httpx.Client:
     port = free_port()
-    argv = [sys.executable, "-m", "headdiv.server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    argv = [sys.executable, "-m", "headdiv.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
     proc = run.start("server", argv, env)
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=httpx.Timeout(30, connect=2))
     end = time.monotonic() + run.left(60)
@@ -200,7 +200,7 @@ def start_worker(
     """A `headdiv worker`, once health lists it (with its device report): its process and that report."""
     # its warm-up measures its engine speed (nothing to compile with HEADDIV_COMPILE=off) unless it is given
     env = {"HEADDIV_WARM_UP": "1", **{k: v for k, v in env.items() if k != "HEADDIV_WARM_UP"}}
-    proc = run.start(name, [sys.executable, "-m", "headdiv.server.cli", "worker"], env)
+    proc = run.start(name, [sys.executable, "-m", "headdiv.cli", "worker"], env)
     suffix = f".{proc.pid}"
     end = time.monotonic() + run.left(90)
     while time.monotonic() < end:

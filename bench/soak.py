@@ -95,7 +95,7 @@ def main() -> None:
         "HEADDIV_MAX_CLIENT_FAST_JOBS": "1000",
     }
     server = subprocess.Popen(
-        [sys.executable, "-m", "headdiv.server.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "headdiv.cli", "serve", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

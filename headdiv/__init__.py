@@ -8,10 +8,12 @@ The calls (`simulate`, `surface`, `architecture`, `sweep`, `covariance`, `train`
 `connect`, `show` and the `Result` they return are documented in docs/python.md (`headdiv.lab`). They are
 loaded on first use, so `import headdiv` stays light: no torch, no Dash, until a computation runs.
 
-One package, three parts, imports pointing one way: `headdiv.dashboard` (the Dash front end, HTTP only)
--> `headdiv.server` (the API, job submission, the CLI) -> `headdiv.workers` (schemas, job protocol, torch
-engine, queue worker); the Python API (`headdiv.lab`) reaches the engine through the job protocol, as the
-server does, and draws with the dashboard's figure builders.
+One package in floors, imports pointing down (CONTRIBUTING.md, "Layout"; `tests/test_layering.py`):
+`headdiv.version`; `headdiv.schemas` (the torch-free vocabulary); `headdiv.workers` (job protocol, torch
+engine, queue worker) and `headdiv.figures` (Plotly figure builders); `headdiv.dashboard` (the Dash front
+end, HTTP only); `headdiv.server` (the API, job submission; it mounts the dashboard); `headdiv.lab` (this
+Python API) and `headdiv.cli` (the command line). The Python API reaches the engine through the job
+protocol, as the server does, and draws with the same figure builders.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from headdiv.version import __version__
 
 _FROM = {
     **dict.fromkeys(
@@ -40,9 +42,9 @@ _FROM = {
         ),
         "headdiv.lab",
     ),
-    "show": "headdiv.show",
-    "Result": "headdiv.results",
-    "Summary": "headdiv.results",
+    "show": "headdiv.lab.show",
+    "Result": "headdiv.lab.results",
+    "Summary": "headdiv.lab.results",
 }
 __all__ = ["__version__", *_FROM]
 
@@ -60,9 +62,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors (loaded l
     from headdiv.lab import sweep as sweep
     from headdiv.lab import theory as theory
     from headdiv.lab import train as train
-    from headdiv.results import Result as Result
-    from headdiv.results import Summary as Summary
-    from headdiv.show import show as show
+    from headdiv.lab.results import Result as Result
+    from headdiv.lab.results import Summary as Summary
+    from headdiv.lab.show import show as show
 
 
 def __getattr__(name: str) -> Any:

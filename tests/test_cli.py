@@ -165,7 +165,7 @@ def test_worker_without_redis_url_exits_2(capsys: pytest.CaptureFixture[str], mo
 )
 def test_bad_environment_settings_exit_2_naming_the_variable(argv: list[str], variable: str, value: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "headdiv.server.cli", *argv],
+        [sys.executable, "-m", "headdiv.cli", *argv],
         cwd=ROOT,
         env={**os.environ, variable: value},
         capture_output=True,
@@ -277,7 +277,7 @@ def test_theory_marks_the_minimiser_of_its_candidates(capsys: pytest.CaptureFixt
 
 def test_subprocess_simulate_from_stdin_prints_only_json_on_stdout() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "headdiv.server.cli", "simulate", "-", "--device", "cpu"],
+        [sys.executable, "-m", "headdiv.cli", "simulate", "-", "--device", "cpu"],
         input=TINY,
         cwd=ROOT,
         capture_output=True,
@@ -311,7 +311,7 @@ def _service_env(**extra: str) -> dict[str, str]:
 
 def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "headdiv.server.cli", *argv],
+        [sys.executable, "-m", "headdiv.cli", *argv],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -486,7 +486,7 @@ def _burst_worker(redis_url: str, *options: str, app_queues: bool = False) -> tu
     queue = f"headdiv-cli-test-{secrets.token_hex(4)}"
     argv = ["worker", "--burst", *options, *([] if app_queues else ["--queue", queue]), "--redis-url", redis_url]
     result = subprocess.run(
-        [sys.executable, "-m", "headdiv.server.cli", *argv],
+        [sys.executable, "-m", "headdiv.cli", *argv],
         cwd=ROOT,
         env={**_service_env(), "HEADDIV_QUEUE_NAME": queue},
         capture_output=True,

@@ -13,12 +13,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from headdiv.dashboard.state import UrlRegistry, scenario_params
+from headdiv.schemas import Scenario, SurfaceRequest
+from headdiv.schemas.requests import SWEEP_PARAMS
 from headdiv.server import cli
 from headdiv.server.main import create_app
 from headdiv.workers.jobs import ids
 from headdiv.workers.jobs.ids import canonical_payload, job_id
-from headdiv.workers.schemas import Scenario, SurfaceRequest
-from headdiv.workers.schemas.requests import SWEEP_PARAMS
 from tests.server.conftest import embedded_settings
 
 # Job ids of i.i.d. requests as they were before `dependence` existed, at engine version "1" (the test pins

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
+from headdiv.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 from headdiv.server.api.routes.foundations import router
 from headdiv.workers.engine.foundations import (
     attention_flops,
@@ -20,7 +21,6 @@ from headdiv.workers.engine.foundations import (
     scaling_lesson,
     softmax_lesson,
 )
-from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 # ---------------------------------------------------------------------------------------------------
 # Scaling: Var(q.k) = d_k, Var(q.k / sqrt(d_k)) = 1, Var(cos) = 1 / d_k

@@ -1,7 +1,9 @@
-"""Imports point one way: dashboard -> schemas (HTTP for the rest); server -> job protocol -> engine;
-worker -> job protocol -> engine; the server reaches the engine only through the job protocol and the
-reports facade; the engine imports neither. Checked on the source (what each module imports) and in
-fresh interpreters (what importing it actually loads)."""
+"""The package is a house of floors (`FLOORS`), ground first: every import points down, never up or
+sideways between parts of one floor. Within the floors, more rules: dashboard -> schemas (HTTP for the
+rest); server -> job protocol -> engine; worker -> job protocol -> engine; the server reaches the engine
+only through the job protocol and the reports facade; the engine imports neither. Checked on the source
+(what each module imports, type-checking imports included) and in fresh interpreters (what importing it
+actually loads)."""
 
 from __future__ import annotations
 
@@ -16,8 +18,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-DASHBOARD_MAY_IMPORT = ("headdiv.workers.schemas", "headdiv.workers.jobs.state", "headdiv.workers.jobs.kinds")
-"""What the dashboard may take from `workers`: torch-free models and the job-kind table."""
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("headdiv.version",),
+    ("headdiv.schemas",),
+    ("headdiv.workers", "headdiv.figures"),
+    ("headdiv.dashboard",),
+    ("headdiv.server",),
+    ("headdiv.lab", "headdiv.cli"),
+)
+"""Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the compute side and the
+figure builders; the Dash app; the HTTP API (which mounts the app); the Python API and the command line.
+The package's own `__init__` (lazy names for `import headdiv`) sits above them all, and nothing imports it."""
+
+DASHBOARD_MAY_IMPORT = ("headdiv.workers.jobs.state", "headdiv.workers.jobs.kinds")
+"""What the dashboard may take from `workers`: the torch-free job state and the job-kind table."""
 
 
 def imports_of(path: Path) -> list[str]:
@@ -56,6 +70,59 @@ LOADED = (
 )
 
 
+def module_of(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def part_of(module: str) -> str:
+    """`headdiv.workers` of `headdiv.workers.engine.nw`; `headdiv` of the package itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def upward(path: Path, names: list[str]) -> list[str]:
+    """Of the modules `names` that the file at `path` imports, those not on a floor below its own part."""
+    floor = {part: i for i, parts in enumerate(FLOORS) for part in parts}
+    floor["headdiv"] = len(FLOORS)
+    here = part_of(module_of(path))
+    return [
+        name
+        for name in names
+        if name.split(".")[0] == "headdiv"
+        and part_of(name) != here
+        and (part_of(name) not in floor or floor[part_of(name)] >= floor[here])
+    ]
+
+
+def test_every_import_points_down_the_floors() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources("headdiv")
+        for name in upward(path, imports_of(path))
+    ]
+    assert offenders == []
+
+
+def test_every_part_of_the_package_is_on_a_floor() -> None:
+    """A new folder or module directly under `headdiv/` must be given its floor."""
+    parts = {part_of(module_of(path)) for path in sources("headdiv")} - {"headdiv"}
+    assert parts == {part for parts in FLOORS for part in parts}
+
+
+def test_the_floors_refuse_an_import_up_sideways_or_of_the_package_itself() -> None:
+    probe = ROOT / "headdiv" / "workers" / "engine" / "probe.py"
+    names = [
+        "numpy",
+        "headdiv.schemas.fields",
+        "headdiv.workers.jobs.kinds",
+        "headdiv.version",
+        "headdiv.dashboard.state",
+        "headdiv.figures.theme",
+        "headdiv",
+        "headdiv.elsewhere",
+    ]
+    assert upward(probe, names) == ["headdiv.dashboard.state", "headdiv.figures.theme", "headdiv", "headdiv.elsewhere"]
+
+
 def test_nothing_under_workers_imports_the_server() -> None:
     offenders = [
         f"{path.relative_to(ROOT)} imports {name}"
@@ -78,21 +145,15 @@ def offenders(package: str, allowed: tuple[str, ...], forbidden: tuple[str, ...]
 
 
 def test_the_engine_imports_neither_the_job_protocol_nor_the_server() -> None:
-    """The engine owns its hook and runner types; it sees only schemas, settings, errors and the one
-    bounded LRU (a torch-free utility it shares with the result cache)."""
-    allowed = (
-        "headdiv.workers.engine",
-        "headdiv.workers.schemas",
-        "headdiv.workers.errors",
-        "headdiv.workers.settings",
-        "headdiv.workers.lru",
-    )
+    """The engine owns its hook and runner types; below itself it sees only the ground floor (schemas,
+    settings, errors, the bounded LRU)."""
+    allowed = ("headdiv.workers.engine", "headdiv.schemas")
     assert offenders("headdiv/workers/engine", allowed, ("headdiv",)) == []
 
 
 def test_the_server_reaches_the_engine_only_through_the_job_protocol_and_the_reports() -> None:
     """One road each: jobs through `headdiv.workers.jobs`, reports (HDI, theory, lessons, model weights,
-    warm-up) through `headdiv.workers.reports`; never an engine or models module directly."""
+    warm-up) through `headdiv.workers.instant_reports`; never an engine or models module directly."""
     forbidden = ("headdiv.workers.engine", "headdiv.workers.models")
     assert offenders("headdiv/server", (), forbidden) == []
 
@@ -100,7 +161,7 @@ def test_the_server_reaches_the_engine_only_through_the_job_protocol_and_the_rep
 def test_the_command_line_does_not_borrow_from_the_dashboard() -> None:
     """`headdiv heads --csv` and the rest take their tables from the torch-free schemas; the `dashboard`
     subcommand serves the app through the server's own mount."""
-    cli = [p for p in sources("headdiv/server") if p.stem == "cli" or "cli" in p.relative_to(ROOT).parts]
+    cli = sources("headdiv/cli")
     assert cli, "no command-line module found"
     found = [
         f"{p.relative_to(ROOT)} imports {n}" for p in cli for n in imports_of(p) if n.startswith("headdiv.dashboard")
@@ -136,7 +197,7 @@ def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() ->
 
 def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
     loaded = fresh(
-        "import headdiv.workers.schemas, headdiv.workers.jobs.kinds, headdiv.workers.jobs.state, headdiv.workers.jobs.ids, "
+        "import headdiv.schemas, headdiv.workers.jobs.kinds, headdiv.workers.jobs.state, headdiv.workers.jobs.ids, "
         "headdiv.workers.jobs.keys, headdiv.workers.jobs.cache, headdiv.workers.jobs.failures, "
         "headdiv.workers.jobs.settings, headdiv.workers.jobs.queue; " + LOADED
     )
@@ -155,7 +216,7 @@ def test_headdiv_dashboard_runs_without_torch() -> None:
     loaded = fresh(
         "import socket, uvicorn; uvicorn.Server.run = lambda self, sockets=None: None\n"
         "s = socket.socket(); s.bind(('127.0.0.1', 0)); port = str(s.getsockname()[1]); s.close()\n"
-        "from headdiv.server.cli import main\n"
+        "from headdiv.cli import main\n"
         "assert main(['dashboard', '--port', port, '--api-url', 'http://127.0.0.1:9']) == 0\n" + LOADED
     )
     assert loaded["torch"] is False and loaded["engine"] == []

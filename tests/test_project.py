@@ -77,7 +77,7 @@ def test_extras_hold_test_dev_and_model_tools(pyproject: dict[str, Any]) -> None
 
 def test_console_script_points_at_a_callable(pyproject: dict[str, Any]) -> None:
     target = pyproject["project"]["scripts"]["headdiv"]
-    assert target == "headdiv.server.cli:main"
+    assert target == "headdiv.cli:main"
     module, _, attribute = target.partition(":")
     assert callable(getattr(importlib.import_module(module), attribute))
 
@@ -170,7 +170,7 @@ def test_readme_quick_start_names_the_two_commands() -> None:
 
 def test_module_entry_point_prints_help() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "headdiv.server.cli", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "headdiv.cli", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0
     assert "usage: headdiv" in result.stdout

@@ -17,12 +17,12 @@ from fastapi.testclient import TestClient
 
 import headdiv
 from headdiv import lab
-from headdiv.calls import CALLS
-from headdiv.dashboard.figures.catalog import CHARTS
-from headdiv.links import PAGE_OF
-from headdiv.summaries import SUMMARIES, TABLES
+from headdiv.figures.catalog import CHARTS
+from headdiv.lab.calls import CALLS
+from headdiv.lab.links import PAGE_OF
+from headdiv.lab.summaries import SUMMARIES, TABLES
+from headdiv.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.jobs.ids import canonical_payload, job_id
-from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread
 

@@ -48,7 +48,7 @@ def run_checks(root: Path, code: str) -> str:
 COMMON_CHECKS = """
     import json, sys
     from fastapi.testclient import TestClient
-    from headdiv.server.cli import main
+    from headdiv.cli import main
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
     from headdiv.workers import docs
@@ -70,7 +70,7 @@ COMMON_CHECKS = """
 
 
 WEIGHTING_SCHEME = (
-    "headdiv/workers/schemas/weightings.py",
+    "headdiv/schemas/weightings.py",
     """
     @WEIGHTINGS.register("inverse_mse", "inverse MSE (γ)")
     class InverseMse(FixedWeights):
@@ -85,10 +85,10 @@ WEIGHTING_SCHEME = (
             return w / w.sum()
     """,
     f"""
-    from headdiv.dashboard.figures.weighting import scheme_bars
+    from headdiv.figures.weighting import scheme_bars
     from headdiv.dashboard.views import weighting
-    from headdiv.workers.schemas.results.simulation import SimulationResult
-    from headdiv.workers.schemas import SWEEP_PARAMS
+    from headdiv.schemas.results.simulation import SimulationResult
+    from headdiv.schemas import SWEEP_PARAMS
 
     r = post({{{SMALL}, "weights": "inverse_mse", "gamma": 2}})
     result = r.json()["result"]
@@ -107,7 +107,7 @@ WEIGHTING_SCHEME = (
 )
 
 GEOMETRY = (
-    "headdiv/workers/schemas/geometries.py",
+    "headdiv/schemas/geometries.py",
     """
     @GEOMETRIES.register("orthogonal", "orthogonal")
     class Orthogonal(Geometry):
@@ -142,7 +142,7 @@ def test_a_new_choice_is_one_class_in_one_module(tmp_path: Path, module: str, ch
 
 
 JOB_KIND_FILES = {
-    "headdiv/workers/schemas/requests.py": (
+    "headdiv/schemas/requests.py": (
         None,
         """
         class CountdownRequest(StrictModel):
@@ -152,7 +152,7 @@ JOB_KIND_FILES = {
             steps: Int = Field(3, ge=1, le=100_000, description="Steps to count.")
         """,
     ),
-    "headdiv/workers/schemas/results/labs.py": (
+    "headdiv/schemas/results/labs.py": (
         None,
         """
         class CountdownResult(ResultModel):
@@ -168,9 +168,9 @@ JOB_KIND_FILES = {
         from typing import Unpack
 
         from headdiv.workers.engine.hooks import Hooks
-        from headdiv.workers.errors import JobCancelled
-        from headdiv.workers.schemas.requests import CountdownRequest
-        from headdiv.workers.schemas.results.labs import CountdownResult
+        from headdiv.schemas.errors import JobCancelled
+        from headdiv.schemas.requests import CountdownRequest
+        from headdiv.schemas.results.labs import CountdownResult
 
 
         def run_countdown(request: CountdownRequest, /, **hooks: Unpack[Hooks]) -> CountdownResult:
@@ -184,13 +184,13 @@ JOB_KIND_FILES = {
             return CountdownResult(counted=request.steps)
         """,
     ),
-    "headdiv/workers/engine/runners.py": (
+    "headdiv/workers/engine/dispatch.py": (
         ("RUNNERS: tuple[RunnerEntry[Any, Any], ...] = (\n", "RequestT = TypeVar("),
         (
             "    RunnerEntry(CountdownRequest, CountdownResult, run_countdown),\n",
             "from headdiv.workers.engine.countdown import run_countdown\n"
-            "from headdiv.workers.schemas.requests import CountdownRequest\n"
-            "from headdiv.workers.schemas.results.labs import CountdownResult\n\n",
+            "from headdiv.schemas.requests import CountdownRequest\n"
+            "from headdiv.schemas.results.labs import CountdownResult\n\n",
         ),
     ),
     "headdiv/workers/jobs/kinds.py": (
@@ -200,14 +200,14 @@ JOB_KIND_FILES = {
         ),
         (
             '        JobKind("countdown", CountdownRequest, CountdownResult, "/countdowns", "countdown"),\n',
-            "\nfrom headdiv.workers.schemas.requests import CountdownRequest\n"
-            "from headdiv.workers.schemas.results.labs import CountdownResult\n",
+            "\nfrom headdiv.schemas.requests import CountdownRequest\n"
+            "from headdiv.schemas.results.labs import CountdownResult\n",
         ),
     ),
     "headdiv/server/api/routes/computations.py": (
         None,
         """
-        from headdiv.workers.schemas.requests import CountdownRequest
+        from headdiv.schemas.requests import CountdownRequest
 
         COUNTDOWN = JOB_KINDS["countdown"]
 
@@ -225,7 +225,7 @@ JOB_KIND_CHECKS = """
     import json, time
     from fastapi.testclient import TestClient
     from headdiv.dashboard.export import CLI_COMMANDS
-    from headdiv.server.cli import main
+    from headdiv.cli import main
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
     from headdiv.workers import docs

@@ -12,24 +12,24 @@ from dash.development.base_component import Component
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
+from headdiv.cli import build_parser
 from headdiv.dashboard.app import build_registry
 from headdiv.dashboard.controls import VIEW_OWNED, field_control
 from headdiv.dashboard.export import CLI_COMMANDS
-from headdiv.dashboard.figures.weighting import scheme_bars
 from headdiv.dashboard.state import scenario_control_id
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import weighting as weighting_view
-from headdiv.server.cli import build_parser
+from headdiv.figures.weighting import scheme_bars
+from headdiv.schemas import SWEEP_PARAMS, Scenario
+from headdiv.schemas.fields import Slider, Sweep, hint
+from headdiv.schemas.geometries import GEOMETRIES
+from headdiv.schemas.scenario import CHOICES, FIELD_ORDER
+from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.server.main import create_app
 from headdiv.server.settings import ServerSettings
 from headdiv.workers import docs
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
-from headdiv.workers.schemas import SWEEP_PARAMS, Scenario
-from headdiv.workers.schemas.fields import Slider, Sweep, hint
-from headdiv.workers.schemas.geometries import GEOMETRIES
-from headdiv.workers.schemas.scenario import CHOICES, FIELD_ORDER
-from headdiv.workers.schemas.weightings import WEIGHTINGS
 
 REGISTRY = build_registry(VIEWS)
 SMALL: dict[str, Any] = {"replicates": 4, "queries": 3, "n": 24, "H": 3}

@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from headdiv.dashboard.figures.training import verdict as training_verdict
 from headdiv.dashboard.views.diversity import verdict as diversity_verdict
+from headdiv.figures.training import verdict as training_verdict
+from headdiv.schemas import DiversitySweepRequest, Scenario
+from headdiv.schemas.results.labs import CovarianceMatrices, CovarianceResult, TrainingResult
+from headdiv.schemas.results.sweeps import DiversityBound, DiversityPoint, DiversitySweepResult
+from headdiv.schemas.verdicts import worst_rise
 from headdiv.workers.engine.theory import fit_diversity_bound
 from headdiv.workers.jobs.runner import run_job
-from headdiv.workers.schemas import DiversitySweepRequest, Scenario
-from headdiv.workers.schemas.results.labs import CovarianceMatrices, CovarianceResult, TrainingResult
-from headdiv.workers.schemas.results.sweeps import DiversityBound, DiversityPoint, DiversitySweepResult
-from headdiv.workers.schemas.verdicts import worst_rise
 
 
 def sweep(mse: list[float], se: float = 0.01, bound: tuple[float, float] = (0.1, 0.5)) -> DiversitySweepResult:
@@ -90,7 +90,7 @@ def test_a_degenerate_architecture_fit_names_every_term_that_vanishes() -> None:
 
 
 def test_the_covariance_heatmap_is_scaled_by_the_pairs_not_the_variances() -> None:
-    from headdiv.dashboard.figures.covariance import pair_heatmap
+    from headdiv.figures.covariance import pair_heatmap
 
     measured = [[0.1, 0.003, -0.002], [0.003, 0.12, 0.001], [-0.002, 0.001, 0.09]]
     lab = CovarianceResult.model_construct(

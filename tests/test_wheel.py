@@ -71,7 +71,7 @@ def test_installed_in_a_fresh_venv_it_computes_beside_a_users_own_server_and_wor
     (notebook / "dashboard.py").write_text("raise ImportError('the user dashboard.py was imported')\n")
     code = (
         "import json, headdiv, {also}sys\n"
-        "from headdiv.server.cli import main\n"
+        "from headdiv.cli import main\n"
         "assert headdiv.__file__.startswith(sys.argv[1]), headdiv.__file__\n"
         "assert main(['simulate', json.dumps({{'H': 2, 'n': 16, 'replicates': 2, 'queries': 2}})]) == 0\n"
     )

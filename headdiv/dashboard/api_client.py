@@ -15,9 +15,9 @@ import flask
 import httpx
 from pydantic import ValidationError
 
+from headdiv.schemas.fields import error_line
+from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
 from headdiv.workers.jobs.state import JobState
-from headdiv.workers.schemas.fields import error_line
-from headdiv.workers.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
 
 API_PREFIX = "/api/v1"
 UPLOAD_HEADER = "X-Headdiv-Upload"
@@ -76,7 +76,7 @@ def _message(resp: httpx.Response) -> str:
 
 def _on_behalf_of() -> dict[str, str]:
     """The browser's address, vouched for with the dashboard's key, so the API counts a dashboard user's work
-    as theirs (`headdiv.workers.schemas.vouching`)."""
+    as theirs (`headdiv.schemas.vouching`)."""
     if flask.has_request_context() and flask.request.remote_addr:
         return {CLIENT_HEADER: flask.request.remote_addr, KEY_HEADER: dashboard_key()}
     return {}

@@ -36,14 +36,14 @@ from headdiv.dashboard.live import register_live
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import headline, simulation_request
 from headdiv.dashboard.standalone.routes import register_exports
-from headdiv.dashboard.state import HIDEABLE, State, UrlRegistry, global_params, scenario_params
+from headdiv.dashboard.state import HIDEABLE, PageState, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import tour_params
 from headdiv.dashboard.upload_relay import DEFAULT_UPLOAD_LIMIT, register_upload_relay, upload_url
 from headdiv.dashboard.url_sync import register_sync
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
 from headdiv.dashboard.vote_page import register_vote_page
-from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.simulation import SimulationResult
 
 ASSETS = Path(__file__).parent / "assets"
 DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
@@ -202,7 +202,7 @@ def _header() -> Component:
     )
 
 
-def _sidebar(registry: UrlRegistry, state: State) -> Component:
+def _sidebar(registry: UrlRegistry, state: PageState) -> Component:
     presets = html.Div(
         [html.H2("Presets")]
         + [
@@ -217,7 +217,7 @@ def _sidebar(registry: UrlRegistry, state: State) -> Component:
     return html.Aside([scenario, tour_panel.tour_links(), presets], className="sidebar part-sidebar")
 
 
-def _view(v: View, state: State) -> Component:
+def _view(v: View, state: PageState) -> Component:
     """A view's page. It is a child of its tab, and `dcc.Tabs` mounts only the shown tab's child: the
     browser holds one view's components, not all of them (each key press notifies every mounted
     component), while every view stays in the layout, so callbacks may write into a hidden one."""
@@ -232,7 +232,7 @@ def _view(v: View, state: State) -> Component:
 
 
 def _layout(registry: UrlRegistry, views: list[View]) -> Component:
-    state = State(registry.defaults())
+    state = PageState(registry.defaults())
     first = views[0].id
     return html.Div(
         [

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 from dash import ClientsideFunction, State
 
 from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.state import SCENARIO_KEYS, UrlRegistry
-from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import SCENARIO_KEYS, PageState, UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from typing import Any, cast
 from dash import dcc, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.figures.theme import empty_figure
 from headdiv.dashboard.standalone.buttons import view_exports
+from headdiv.figures.theme import empty_figure
 
 EXPLANATIONS = Path(__file__).parent / "explanations"
 

@@ -13,11 +13,11 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.components import control, log_scale, number_input
 from headdiv.dashboard.play import with_play
-from headdiv.dashboard.state import Param, State, UrlRegistry, scenario_control_id
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.fields import Slider, hint
-from headdiv.workers.schemas.scenario import CHOICES
-from headdiv.workers.schemas.weightings import WEIGHTINGS
+from headdiv.dashboard.state import PageState, Param, UrlRegistry, scenario_control_id
+from headdiv.schemas import Scenario
+from headdiv.schemas.fields import Slider, hint
+from headdiv.schemas.scenario import CHOICES
+from headdiv.schemas.weightings import WEIGHTINGS
 
 PRIMARY: tuple[str, ...] = ("H", "d_k", "n", "theta")
 VIEW_OWNED: tuple[str, ...] = tuple(WEIGHTINGS.param_fields())
@@ -28,7 +28,7 @@ def _pow2_marks(lo: int, hi: int, every: int = 1) -> dict[int, str]:
     return {k: str(2**k) for k in range(lo, hi + 1) if ((k - lo) % every == 0 and hi - k >= every) or k == hi}
 
 
-def primary_slider(p: Param, state: State) -> Component:
+def primary_slider(p: Param, state: PageState) -> Component:
     """A keyboard-operable slider; d_k and n move in powers of two (their state stays exact), and their
     wrapper's `data-scale` lets assets/a11y.js give screen readers the value, not the exponent."""
     cid = scenario_control_id(p.name)
@@ -50,7 +50,7 @@ def primary_slider(p: Param, state: State) -> Component:
     return log_scale(slider, 2)
 
 
-def field_control(p: Param, state: State) -> Component:
+def field_control(p: Param, state: PageState) -> Component:
     """Dropdown for a choice, number box for a number, text box for a list."""
     cid = scenario_control_id(p.name)
     value = p.component_value(state[p.name])
@@ -74,7 +74,7 @@ def labelled(p: Param, widget: Component) -> Component:
     return box
 
 
-def scenario_sidebar(registry: UrlRegistry, state: State) -> Component:
+def scenario_sidebar(registry: UrlRegistry, state: PageState) -> Component:
     params = [p for p in registry if p.scenario]
     primary = [
         labelled(p, with_play(primary_slider(p, state), p.component or p.name, p.label))
@@ -95,7 +95,7 @@ def scenario_sidebar(registry: UrlRegistry, state: State) -> Component:
     )
 
 
-def view_owned_control(registry: UrlRegistry, state: State, name: str) -> Component:
+def view_owned_control(registry: UrlRegistry, state: PageState, name: str) -> Component:
     """A scenario key shown as a slider inside a view, with the range its field's `Slider` hint gives."""
     p = registry[name]
     slider = hint(Scenario.model_fields[name], Slider)

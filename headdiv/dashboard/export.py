@@ -9,13 +9,13 @@ import json
 import shlex
 from typing import Any
 
+from headdiv.schemas.csv_tables import csv_text, records_csv
+from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.labs import CovarianceResult
+from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
+from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.workers.jobs.kinds import JOB_KINDS
-from headdiv.workers.schemas.results.common import ResultModel
-from headdiv.workers.schemas.results.labs import CovarianceResult
-from headdiv.workers.schemas.results.simulation import SimulationResult
-from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
-from headdiv.workers.schemas.tables import csv_text, records_csv
-from headdiv.workers.schemas.weightings import WEIGHTINGS
 
 CLI_COMMANDS: dict[str, str] = {kind.path: kind.command for kind in JOB_KINDS.values()}
 """The `headdiv` subcommand that computes what each API route does, on the user's own machine."""

@@ -24,10 +24,10 @@ from dash import Dash, Input, Output, State, ctx, dcc, no_update
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.ids import view_state
-from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import PageState
+from headdiv.schemas.results.common import ResultModel
 from headdiv.workers.jobs.kinds import kind_at
 from headdiv.workers.jobs.state import JobState
-from headdiv.workers.schemas.results.common import ResultModel
 
 Request = tuple[str, dict[str, Any]]
 Build = Callable[[PageState], Request | None]

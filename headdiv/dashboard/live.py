@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,11 +41,12 @@ from plotly.io.json import to_json_plotly
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.jobs import Request, computed, request_key
 from headdiv.dashboard.simulation import headline
-from headdiv.dashboard.state import State, UrlRegistry
+from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.tours import expand
+from headdiv.schemas.lru import ByteLRU
+from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.workers.jobs.kinds import kind_at
-from headdiv.workers.schemas.results.common import ResultModel
-from headdiv.workers.schemas.results.simulation import SimulationResult
 
 if TYPE_CHECKING:
     from headdiv.dashboard.views.base import View
@@ -69,42 +69,30 @@ class LivePart:
     read as that model). `draw(result, state)` gives its figures by chart name (the `graph(name)` of the
     layout). `variant` names the view's own URL parameters that change the drawing but not the request."""
 
-    request: Callable[[State], Request | None]
-    draw: Callable[[Any, State], Mapping[str, go.Figure]]
+    request: Callable[[PageState], Request | None]
+    draw: Callable[[Any, PageState], Mapping[str, go.Figure]]
     variant: tuple[str, ...] = ()
     report: type[ResultModel] | None = None
 
 
 class FigureCache:
-    """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes. The same policy
-    as the job protocol's `MemoryCache`, which the dashboard may not import (it takes only schemas, job
-    states and kinds from `workers`), plus the count of what was drawn."""
+    """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes (`ByteLRU`),
+    plus the count of what was drawn."""
 
     def __init__(self, limit: int = CACHE_BYTES) -> None:
         self.limit = limit
-        self._items: OrderedDict[str, bytes] = OrderedDict()
-        self._bytes = 0
+        self._answers: ByteLRU[str, bytes] = ByteLRU(limit, len)
         self._lock = threading.Lock()
         self.drawn = 0
         """How many answers this process has drawn (the bench checks each state is drawn once)."""
 
     def get(self, key: str) -> bytes | None:
-        with self._lock:
-            body = self._items.get(key)
-            if body is not None:
-                self._items.move_to_end(key)
-            return body
+        return self._answers.get(key)
 
     def put(self, key: str, body: bytes) -> None:
         with self._lock:
             self.drawn += 1
-            if key in self._items or len(body) > self.limit:
-                return
-            self._items[key] = body
-            self._bytes += len(body)
-            while self._bytes > self.limit:
-                _, old = self._items.popitem(last=False)
-                self._bytes -= len(old)
+        self._answers.put(key, body)
 
 
 FIGURES = FigureCache()
@@ -127,7 +115,7 @@ def figure_key(view_id: str, req: Request, variant: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def variant_of(state: State, part: LivePart) -> dict[str, Any]:
+def variant_of(state: PageState, part: LivePart) -> dict[str, Any]:
     """What, beside the request, changes a part's figures: large fonts, and its `variant` parameters."""
     return {"large": bool(state.get("large")), **{name: state.get(name) for name in part.variant}}
 
@@ -137,7 +125,7 @@ def with_large_fonts(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def draw_part(part: LivePart, state: State, result: Any, key: str) -> bytes:
+def draw_part(part: LivePart, state: PageState, result: Any, key: str) -> bytes:
     """A part's answer as JSON: its key, its charts, and the header's numbers when it is the simulation."""
     large = bool(state.get("large"))
     charts = {
@@ -170,7 +158,7 @@ def _computed(client: ApiClient, part: LivePart, req: Request, ahead: bool = Fal
     return kind_at(req[0]).result.model_validate(job.result)
 
 
-def drawn_to_the_end(parts: Sequence[LivePart], state: State, client: ApiClient) -> dict[str, go.Figure]:
+def drawn_to_the_end(parts: Sequence[LivePart], state: PageState, client: ApiClient) -> dict[str, go.Figure]:
     """Every part's charts for `state`, each computation waited for to its end (an export has no page to
     poll from), by chart name."""
     charts: dict[str, go.Figure] = {}

@@ -13,15 +13,18 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import flask
 from dash import Dash
 
+from headdiv.schemas.lru import ByteLRU
+
 CACHE_BYTES = int(os.environ.get("HEADDIV_CALLBACK_CACHE_BYTES") or 16 << 20)
 EXTENSION = "headdiv_shared_callbacks"
+Answer = tuple[int, bytes, str]
+"""A callback's answer: HTTP status, body and mimetype."""
 
 
 class SharedCallbacks:
@@ -30,8 +33,7 @@ class SharedCallbacks:
     def __init__(self, limit: int = CACHE_BYTES) -> None:
         self.limit = limit
         self.outputs: set[str] = set()
-        self._answers: OrderedDict[str, tuple[int, bytes, str]] = OrderedDict()
-        self._bytes = 0
+        self._answers: ByteLRU[str, Answer] = ByteLRU(limit, lambda answer: len(answer[1]))
         self._lock = threading.Lock()
         self.answered = 0
         """Answers given from memory (tests and the storm bench read it)."""
@@ -45,23 +47,15 @@ class SharedCallbacks:
             return None
         return hashlib.sha256(request.get_data(cache=True)).hexdigest()
 
-    def get(self, key: str) -> tuple[int, bytes, str] | None:
-        with self._lock:
-            found = self._answers.get(key)
-            if found is not None:
-                self._answers.move_to_end(key)
+    def get(self, key: str) -> Answer | None:
+        found = self._answers.get(key)
+        if found is not None:
+            with self._lock:
                 self.answered += 1
-            return found
+        return found
 
     def put(self, key: str, status: int, body: bytes, mimetype: str) -> None:
-        with self._lock:
-            if key in self._answers or len(body) > self.limit:
-                return
-            self._answers[key] = (status, body, mimetype)
-            self._bytes += len(body)
-            while self._bytes > self.limit:
-                _, (_, old, _) = self._answers.popitem(last=False)
-                self._bytes -= len(old)
+        self._answers.put(key, (status, body, mimetype))
 
 
 def shared_callbacks(app: Dash) -> SharedCallbacks:

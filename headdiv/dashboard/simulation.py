@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from headdiv.dashboard.figures.theme import fmt, fmt_se
-from headdiv.dashboard.state import State
-from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.dashboard.state import PageState
+from headdiv.figures.theme import fmt, fmt_se
+from headdiv.schemas.results.simulation import SimulationResult
 
 
-def simulation_request(state: State) -> tuple[str, dict[str, Any]]:
+def simulation_request(state: PageState) -> tuple[str, dict[str, Any]]:
     """The request behind the header (and the views drawing the simulation): the scenario itself."""
     return "/simulations", state.scenario()
 

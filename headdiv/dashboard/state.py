@@ -2,7 +2,7 @@
 
 The URL query string holds the whole state: the tab, every scenario key by its API name, lecture-mode
 flags, and the parameters views declare. Parsing and writing happen here and nowhere else, so a link
-always means the same thing. Scenario values are checked against `headdiv.workers.schemas.Scenario` itself
+always means the same thing. Scenario values are checked against `headdiv.schemas.Scenario` itself
 (its bounds, labels and choices are read from the model and its registries, never copied), so a link
 the dashboard accepts is a request the API accepts. A bad value never breaks the page: it becomes a
 readable notice and the default.
@@ -19,9 +19,9 @@ from urllib.parse import parse_qsl, urlencode
 from pydantic import ValidationError
 
 from headdiv.dashboard.param import Param, Value, checkbox
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.fields import error_field, error_message, field_bounds
-from headdiv.workers.schemas.scenario import FIELD_ORDER
+from headdiv.schemas import Scenario
+from headdiv.schemas.fields import error_field, error_message, field_bounds
+from headdiv.schemas.scenario import FIELD_ORDER
 
 
 # -- the scenario's keys, derived from the pydantic model ------------------------------------------
@@ -168,7 +168,7 @@ def bounded_notices(notices: list[str], unknown: list[str]) -> list[str]:
 
 # -- the state and the registry --------------------------------------------------------------------
 @dataclass
-class State:
+class PageState:
     """Every parameter's value, plus the notices produced while reading them."""
 
     values: dict[str, Value]
@@ -198,7 +198,7 @@ class State:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.values.items()}
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Value] | None) -> State:
+    def from_data(cls, data: Mapping[str, Value] | None) -> PageState:
         return cls(dict(data or {}))
 
 
@@ -264,7 +264,7 @@ class UrlRegistry:
     def defaults(self) -> dict[str, Value]:
         return {p.name: p.default for p in self.params.values()}
 
-    def parse(self, search: str | None) -> State:
+    def parse(self, search: str | None) -> PageState:
         """A query string (with or without '?') to a valid state; every problem becomes a notice."""
         values = self.defaults()
         notices: list[str] = []
@@ -297,7 +297,7 @@ class UrlRegistry:
                 notices.append(f"{problem}; using the default {param.dump(param.default) or param.absent}")
                 values[key] = param.default
         notices += self.repair_scenario(values, given)
-        return State(values, bounded_notices(notices, unknown))
+        return PageState(values, bounded_notices(notices, unknown))
 
     def repair_scenario(self, values: dict[str, Value], given: set[str]) -> list[str]:
         """Fall back to defaults for the scenario keys that break a cross-field rule or the budget."""
@@ -344,7 +344,7 @@ class UrlRegistry:
             pairs.append((p.name, p.dump(v)))
         return "?" + urlencode(pairs, safe=",:") if pairs else ""
 
-    def from_controls(self, raw: Mapping[str, Any], base: Mapping[str, Value]) -> State:
+    def from_controls(self, raw: Mapping[str, Any], base: Mapping[str, Value]) -> PageState:
         """Values read from the controls (others kept from `base`); notices list what is wrong.
 
         Unlike `parse`, nothing is repaired: the user is looking at the control and should see why
@@ -368,7 +368,7 @@ class UrlRegistry:
             if problem:
                 notices.append(problem)
         notices += [text for _, text in scenario_errors(values)]
-        return State(values, notices)
+        return PageState(values, notices)
 
 
 def _same(a: Value, b: Value) -> bool:

@@ -24,11 +24,10 @@ from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_not
 from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.shared_callbacks import pure_callback
 from headdiv.dashboard.standalone.buttons import tour_file_button, tour_file_link
-from headdiv.dashboard.state import State as PageState
-from headdiv.dashboard.state import UrlRegistry
+from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
 from headdiv.dashboard.views.base import STATE_STORE
-from headdiv.workers.schemas.polls import poll_id_or_none
+from headdiv.schemas.polls import poll_id_or_none
 
 POLL_REFRESH_MS = 1000
 TOUR_STATE = "tour-state"

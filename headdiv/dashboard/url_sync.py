@@ -18,7 +18,7 @@ from headdiv.dashboard.controls import PRIMARY, VIEW_OWNED
 from headdiv.dashboard.ids import SIM_STATE
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.shared_callbacks import pure_callback
-from headdiv.dashboard.state import INACTIVE_WHEN, State, UrlRegistry, inactive_scenario_keys, scenario_params
+from headdiv.dashboard.state import INACTIVE_WHEN, PageState, UrlRegistry, inactive_scenario_keys, scenario_params
 from headdiv.dashboard.tours import expand, pin
 from headdiv.dashboard.views.base import STATE_STORE, View
 
@@ -55,7 +55,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
     def notices(items: list[str]) -> list[Component]:
         return [html.Li(text) for text in items]
 
-    def frame(st: State) -> list[Any]:
+    def frame(st: PageState) -> list[Any]:
         tab = st.get("tab", views[0].id)
         hidden = st.hidden()
         if hidden >= SIDEBAR_PARTS:  # nothing left in the sidebar: its column goes to the charts
@@ -72,7 +72,7 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
             *[reasons.get(k, "") for k in ignorable],
         ]
 
-    def frame_change(st: State, before: State | None) -> tuple[Any, ...]:
+    def frame_change(st: PageState, before: PageState | None) -> tuple[Any, ...]:
         """The frame of `st`, with no_update where it equals the frame of `before` (nothing re-rendered)."""
         now = frame(st)
         if before is None:
@@ -81,7 +81,9 @@ def register_sync(app: Dash, registry: UrlRegistry, views: list[View]) -> None:
 
     untouched = (no_update,) * len(frame_outputs)
 
-    def everything(search: Any, st: State, shown: tuple[Any, ...], before: State | None = None) -> tuple[Any, ...]:
+    def everything(
+        search: Any, st: PageState, shown: tuple[Any, ...], before: PageState | None = None
+    ) -> tuple[Any, ...]:
         """Every output for state `st`; a control already showing its value is left alone (`shown`), so
         the callbacks listening to it do not run for nothing."""
         values = [p.component_value(st[p.name]) for p in controlled]

@@ -17,7 +17,7 @@ from flask import Flask, Response, request
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.tours import Question
-from headdiv.workers.schemas.polls import NOT_ISSUED, POLL_FULL, poll_id_or_none
+from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL, poll_id_or_none
 
 VOTER_COOKIE = "headdiv_voter"
 ANSWERED = "headdiv_answered_"

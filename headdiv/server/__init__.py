@@ -1,8 +1,8 @@
 """headdiv service side: the FastAPI app, job submission, the cache, and the `headdiv` command line.
 
-The version lives in `headdiv` so the engine, the worker and the API always report the same one.
+The version lives in `headdiv.version` so the engine, the worker and the API always report the same one.
 """
 
-from headdiv import __version__
+from headdiv.version import __version__
 
 __all__ = ["__version__"]

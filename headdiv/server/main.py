@@ -29,7 +29,7 @@ from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.dashboard_mount import dashboard_app
 from headdiv.server.settings import ServerSettings, get_server_settings
 from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
-from headdiv.workers import __version__, reports
+from headdiv.workers import __version__, instant_reports
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind, kind_at
@@ -80,12 +80,12 @@ def _start_up(backend: JobBackend, settings: ServerSettings) -> None:
     path, no bound by speed and an empty cache in place."""
     if settings.warm_up:
         try:
-            reports.warm_up()
+            instant_reports.warm_up()
         except Exception:
             log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
         if isinstance(backend, InlineBackend) and backend.speed is None:
             try:
-                speed = reports.measure_speed()
+                speed = instant_reports.measure_speed()
                 backend.speed = Speed(speed, speed)
                 log.info("engine speed: %.3g work units per second", speed)
             except Exception:

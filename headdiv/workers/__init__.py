@@ -3,7 +3,7 @@
 Importing this package is cheap: torch is only imported by `headdiv.workers.engine`.
 """
 
-from headdiv import __version__
+from headdiv.version import __version__
 
 __all__ = ["ENGINE_VERSION", "__version__"]
 ENGINE_VERSION = "4"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
+from headdiv.schemas import cost
+from headdiv.schemas.fields import field_bounds
+from headdiv.schemas.scenario import CHOICES
 from headdiv.workers.jobs.kinds import docs_table
-from headdiv.workers.schemas import cost
-from headdiv.workers.schemas.fields import field_bounds
-from headdiv.workers.schemas.scenario import CHOICES
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,10 +10,10 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.app import build_registry, create_dash_app
 from headdiv.dashboard.presets import PRESETS, Preset
-from headdiv.dashboard.state import State
+from headdiv.dashboard.state import PageState
 from headdiv.dashboard.views import VIEWS
-from headdiv.workers.schemas.results.common import Split
-from headdiv.workers.schemas.results.sweeps import (
+from headdiv.schemas.results.common import Split
+from headdiv.schemas.results.sweeps import (
     ArchitectureFit,
     ArchitectureResult,
     Candidate,
@@ -89,7 +89,7 @@ def test_controls_a_view_ignores_are_declared_with_a_one_line_reason() -> None:
                 assert reason and "\n" not in reason and len(reason) <= 80, (view.id, key, reason)
 
 
-def _states(registry: Any) -> list[State]:
+def _states(registry: Any) -> list[PageState]:
     """Pages that exercise the state-dependent declarations: every init, every pair of surface axes, every preset."""
     queries = [f"trinit={init}" for init in registry["trinit"].choices]
     keys = registry["sx"].choices
@@ -130,11 +130,11 @@ def test_a_preset_opens_a_view_that_uses_what_it_sets(preset: Preset) -> None:
 
 
 def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
-    from headdiv.dashboard.state import State
+    from headdiv.dashboard.state import PageState
     from headdiv.dashboard.views import diversity
 
     registry = build_registry(VIEWS)
-    state = State(registry.parse("?H=8&n=512&target=step&theta=10").values)
+    state = PageState(registry.parse("?H=8&n=512&target=step&theta=10").values)
     bodies = [job.build(state) for job in diversity.VIEW.jobs]
     targets = [body[1]["base"]["target"] for body in bodies if body]
     assert targets == ["constant", "sine"]  # pure noise, then a shared signal, whatever the sidebar says
@@ -150,7 +150,7 @@ def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
 
 
 def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:
-    from headdiv.dashboard.figures.sweeps import architecture_formula, architecture_mse
+    from headdiv.figures.sweeps import architecture_formula, architecture_mse
 
     fit = ArchitectureFit(c0=0.41, c1=0.2, c2=1.9e-22, degenerate=None, candidates=[], best=None)
     text = architecture_formula(ArchitectureResult.model_construct(theory=fit))

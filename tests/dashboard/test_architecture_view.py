@@ -10,12 +10,12 @@ import plotly.graph_objects as go
 import pytest
 
 from headdiv.dashboard.api_client import ApiError
-from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.tours import TOURS
 from headdiv.dashboard.views.architecture import figures, layout
+from headdiv.figures import sweeps as figs
+from headdiv.schemas import Scenario, TheoryQuery
+from headdiv.schemas.results.sweeps import ArchitectureResult
 from headdiv.workers.engine.theory import architecture_theory, best_split
-from headdiv.workers.schemas import Scenario, TheoryQuery
-from headdiv.workers.schemas.results.sweeps import ArchitectureResult
 
 DEGENERATE = "the bias term (c1) shapes the fit at 0 split(s) only: no trade-off to optimise"
 
@@ -36,7 +36,7 @@ class FakeClient:
 
 
 def result(degenerate: str | None, *, done: bool = True) -> ArchitectureResult:
-    """An architecture result for D = 32, n = 256 shaped as `headdiv.workers.engine.assemble.architecture` gives it."""
+    """An architecture result for D = 32, n = 256 shaped as `headdiv.workers.engine.multicell.architecture` gives it."""
     mses = [0.313, 0.273, 0.401, 0.418, 0.622, 0.900]
     cands = [
         {"H": 32 // d, "d_k": d, "mse": m if done else None, "bias2": m, "variance": 0.0, "covariance": 0.0}
@@ -132,10 +132,10 @@ def test_a_failing_theory_endpoint_reads_as_an_error_line() -> None:
 
 def test_the_blank_charts_say_that_they_are_computing() -> None:
     from headdiv.dashboard.app import build_registry
-    from headdiv.dashboard.state import State
+    from headdiv.dashboard.state import PageState
     from headdiv.dashboard.views import VIEWS
 
-    page = str(layout(State(build_registry(VIEWS).parse("?tab=architecture").values)).to_plotly_json())
+    page = str(layout(PageState(build_registry(VIEWS).parse("?tab=architecture").values)).to_plotly_json())
     assert "open this tab" not in page and "computing" in page
 
 

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from headdiv.dashboard.figures.theme import MSE_NAME
+from headdiv.figures.theme import MSE_NAME
 from tests.dashboard.conftest import ARTIFACTS, dashboard_against_a_dead_api
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.browser]

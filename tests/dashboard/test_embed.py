@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 from starlette.testclient import TestClient
 
-from headdiv.dashboard.state import EMBED_HIDES, State
+from headdiv.dashboard.state import EMBED_HIDES, PageState
 from headdiv.server.api.security import content_security_policy
 from headdiv.server.main import create_app
 from headdiv.server.settings import ServerSettings
@@ -114,5 +114,5 @@ def test_an_embedded_view_shows_its_charts_in_an_allowed_frame_and_is_refused_el
 
 
 def test_embed_hides_the_page_around_the_charts() -> None:
-    assert {"sidebar", "tabs", "explain"} <= State({"embed": True}).hidden() == EMBED_HIDES
-    assert State({"embed": False}).hidden() == set()
+    assert {"sidebar", "tabs", "explain"} <= PageState({"embed": True}).hidden() == EMBED_HIDES
+    assert PageState({"embed": False}).hidden() == set()

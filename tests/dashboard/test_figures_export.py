@@ -14,14 +14,14 @@ import pytest
 from pydantic import ValidationError
 
 from headdiv.dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
-from headdiv.dashboard.figures import ensemble, sweeps, weighting
-from headdiv.dashboard.figures.theme import COMPONENT_COLORS, MSE_NAME, finite, fmt, fmt_se
 from headdiv.dashboard.simulation import headline
+from headdiv.figures import ensemble, sweeps, weighting
+from headdiv.figures.theme import COMPONENT_COLORS, MSE_NAME, finite, fmt, fmt_se
+from headdiv.schemas import Scenario
+from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.jobs.runner import run_job
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.results.simulation import SimulationResult
-from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from tests.dashboard.conftest import drawn_numbers
 
 SMALL = {"replicates": 20, "queries": 16}
@@ -231,8 +231,8 @@ def test_every_csv_quotes_a_cell_a_spreadsheet_would_run_as_a_formula() -> None:
     import io
 
     from headdiv.dashboard.export import result_to_csv
-    from headdiv.workers.schemas.results.reports import ModelHeadsReport
-    from headdiv.workers.schemas.tables import records_csv
+    from headdiv.schemas.csv_tables import records_csv
+    from headdiv.schemas.results.reports import ModelHeadsReport
 
     evil = ['=HYPERLINK("http://x","y")', "=1+cmd|' -C calc'!A0", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"]
     text = records_csv([{"name": name, "value": -0.5} for name in evil] + [{evil[1]: 1.0}])

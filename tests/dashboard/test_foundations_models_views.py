@@ -22,17 +22,17 @@ from safetensors.numpy import save
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.figures import foundations as ff
-from headdiv.dashboard.figures import models as mf
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import foundations as fv
 from headdiv.dashboard.views import models as mv
+from headdiv.figures import foundations as ff
+from headdiv.figures import models as mf
+from headdiv.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.schemas.results.reports import ModelHeadsReport
 from headdiv.server.api.routes import foundations as foundations_routes
 from headdiv.server.api.routes import models as models_routes
 from headdiv.workers.engine.foundations import budget_lesson, entropy_lesson, scaling_lesson, softmax_lesson
 from headdiv.workers.models import list_builtins
-from headdiv.workers.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
-from headdiv.workers.schemas.results.reports import ModelHeadsReport
 from tests.conftest import need
 from tests.dashboard.conftest import ARTIFACTS, drawn_numbers, standalone_dashboard
 

@@ -12,14 +12,14 @@ import pytest
 
 from headdiv.dashboard.app import build_registry
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
-from headdiv.dashboard.figures import covariance as cfigs
-from headdiv.dashboard.figures import models as mfigs
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.covariance import covariance_request, verdict
 from headdiv.dashboard.views.models import prune_forecast
+from headdiv.figures import covariance as cfigs
+from headdiv.figures import models as mfigs
+from headdiv.schemas.results.labs import CovarianceResult
 from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.models import builtin_hdi, list_builtins
-from headdiv.workers.schemas.results.labs import CovarianceResult
 from tests.dashboard.conftest import drawn_numbers
 
 

@@ -14,9 +14,9 @@ import pytest
 
 from headdiv.dashboard.live import LARGE_FONTS, FigureCache, figure_key
 from headdiv.dashboard.simulation import headline
-from headdiv.dashboard.state import State
+from headdiv.dashboard.state import PageState
 from headdiv.dashboard.views import ensemble
-from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.simulation import SimulationResult
 
 SMALL = f"replicates=20&queries=16&seed={secrets.randbelow(10**6)}"
 """Cheap scenarios, with a seed of this run's own so that no other test has drawn them already."""
@@ -39,7 +39,7 @@ def test_one_answer_holds_every_chart_of_the_view_as_its_own_builders_draw_it(se
         json={"theta": 33, **{k: int(v) for k, v in (p.split("=") for p in SMALL.split("&"))}},
     ).json()
     result = SimulationResult.model_validate(job["result"])
-    drawn = ensemble._live(result, State({"matrix": "correlation"}))
+    drawn = ensemble._live(result, PageState({"matrix": "correlation"}))
     for name, fig in drawn.items():
         assert json.loads(pio.to_json(fig))["data"] == answer["charts"][name]["data"], name
     assert answer["headline"] == headline(result)["headline"]

@@ -1,6 +1,6 @@
 """The dashboard draws partial results, and a key press reaches the server only where there is work.
 
-Partial results are those a running multi-cell job shows (`headdiv.workers.engine.assemble` with None for cells
+Partial results are those a running multi-cell job shows (`headdiv.workers.engine.multicell` with None for cells
 not done): every figure draws them with gaps, never NaN. The request budget of a key press is a property
 of the callback graph: the page state and the simulation's result are handled in the browser (clientside
 gates and relays), so no server callback listens to them directly; the browser test
@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 
 from headdiv.dashboard.app import create_dash_app
-from headdiv.dashboard.figures import sweeps as figs
-from headdiv.dashboard.figures.theme import MSE_NAME
 from headdiv.dashboard.ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
 from headdiv.dashboard.jobs import _finished, progress_text
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.diversity import verdict
-from headdiv.workers.engine import assemble
+from headdiv.figures import sweeps as figs
+from headdiv.figures.theme import MSE_NAME
+from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
+from headdiv.workers.engine import multicell
 from headdiv.workers.jobs.state import CellCount, JobState
-from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
 from tests.dashboard.conftest import drawn_numbers
 
 SUMMARY = {
@@ -60,7 +60,7 @@ def test_surface_figures_draw_partial_results_with_gaps(done: set[int]) -> None:
             "y": {"param": "H", "values": [1, 2, 4, 8, 16]},
         }
     )
-    result = assemble.surface(request, _cells(35, done))
+    result = multicell.surface(request, _cells(35, done))
     heat = figs.surface_heatmap(result, "mse")
     z = [v for row in heat.data[0].z for v in row]
     assert len(z) == 35 and sum(v is not None for v in z) == len(done)
@@ -71,7 +71,7 @@ def test_surface_figures_draw_partial_results_with_gaps(done: set[int]) -> None:
 @pytest.mark.parametrize("done", [set(), {2}, {0, 1, 5}, set(range(6))])
 def test_sweep_figures_and_verdict_draw_partial_results(done: set[int]) -> None:
     request = DiversitySweepRequest.model_validate({"base": {}, "thetas": [0, 18, 36, 54, 72, 90]})
-    result = assemble.diversity_sweep(request, _cells(6, done))
+    result = multicell.diversity_sweep(request, _cells(6, done))
     for fig in (figs.mse_vs_hdi(result), figs.correlation_vs_overlap(result)):
         _no_nan_text(fig)
     mse = next(t for t in figs.mse_vs_hdi(result).data if t.name == MSE_NAME)
@@ -86,7 +86,7 @@ def test_sweep_figures_and_verdict_draw_partial_results(done: set[int]) -> None:
 def test_architecture_bars_appear_as_splits_finish(done: set[int]) -> None:
     request = ArchitectureRequest.model_validate({"base": {}, "budget": 16})
     count = len(request.scenarios())
-    result = assemble.architecture(request, _cells(count, {k for k in done if k < count}))
+    result = multicell.architecture(request, _cells(count, {k for k in done if k < count}))
     fig = figs.architecture_mse(result)
     _no_nan_text(fig)
     mse = next(t for t in fig.data if t.name == MSE_NAME)

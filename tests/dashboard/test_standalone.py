@@ -274,7 +274,7 @@ def test_png_for_slides_gives_one_1920_by_1080_image_per_chart(page: Any, server
 
 
 def test_the_export_command_says_what_it_wrote_and_refuses_an_unknown_tour(server_url: str, tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "headdiv.server.cli"]
+    cmd = [sys.executable, "-m", "headdiv.cli"]
     bad = subprocess.run([*cmd, "export", "tour", "no-such-tour"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "name: no tour 'no-such-tour'" in bad.stderr
     target = tmp_path / "weighting.html"

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.state import Param, State, UrlRegistry, scenario_params
+from headdiv.dashboard.state import PageState, Param, UrlRegistry, scenario_params
 from headdiv.dashboard.views import VIEWS
-from headdiv.workers.schemas import Scenario
+from headdiv.schemas import Scenario
 
 REG = build_registry(VIEWS)
 
@@ -144,7 +144,7 @@ def test_duplicate_parameter_names_are_refused() -> None:
 
 def test_state_store_round_trip() -> None:
     state = REG.parse("?hide=H,theta&H=5")
-    again = State.from_data(state.to_data())
+    again = PageState.from_data(state.to_data())
     assert again["H"] == 5 and set(again["hide"]) == {"H", "theta"}
 
 

@@ -11,7 +11,7 @@ import pytest
 from headdiv.dashboard.app import create_dash_app
 from headdiv.dashboard.tour_panel import TOUR_STATE, step_key
 from headdiv.dashboard.tours import TOURS
-from headdiv.workers.schemas.polls import poll_id_or_none
+from headdiv.schemas.polls import poll_id_or_none
 
 VALID = "AbCdEfGh_-123456"
 

@@ -14,8 +14,8 @@ from headdiv.dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.architecture import architecture_request
 from headdiv.dashboard.views.diversity import sweep_request
-from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario
-from headdiv.workers.schemas.polls import PollCreate
+from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario
+from headdiv.schemas.polls import PollCreate
 
 REG = build_registry(VIEWS)
 STEPS = [(t.id, k, s) for t in TOURS.values() for k, s in enumerate(t.steps, 1)]

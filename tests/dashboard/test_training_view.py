@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.figures import training as figs
 from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import training as view
+from headdiv.figures import training as figs
+from headdiv.schemas.results.labs import TrainingResult
+from headdiv.schemas.training import TrainingRequest
 from headdiv.workers.jobs.runner import run_job
-from headdiv.workers.schemas.results.labs import TrainingResult
-from headdiv.workers.schemas.training import TrainingRequest
 from tests.dashboard.conftest import drawn_numbers
 
 TINY = {"base": {"H": 3, "d_k": 2, "n": 32, "queries": 8, "replicates": 6}, "steps": 6, "record_every": 2, "batch": 2}

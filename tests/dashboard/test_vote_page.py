@@ -13,8 +13,8 @@ from flask import Flask
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.tour_panel import question_at
 from headdiv.dashboard.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
+from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL
 from headdiv.server.polls import VoterTokens
-from headdiv.workers.schemas.polls import NOT_ISSUED, POLL_FULL
 
 POLL = "AbCdEfGhIjKlMnOp"
 VIEW: dict[str, Any] = {

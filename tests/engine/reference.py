@@ -14,8 +14,8 @@ import numpy as np
 import scipy.linalg
 import torch
 
+from headdiv.schemas import Scenario
 from headdiv.workers.engine.sampling import RANDOM_GEOMETRY, query_points, seeded_generator, training_sets
-from headdiv.workers.schemas import Scenario
 
 CPU = torch.device("cpu")
 

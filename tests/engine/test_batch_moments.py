@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
+from headdiv.schemas import Scenario
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments
 from headdiv.workers.engine.device import resolve_device
 from headdiv.workers.engine.montecarlo import BatchDraws
 from headdiv.workers.engine.simulation import simulate_many
-from headdiv.workers.schemas import Scenario
 
 C, R, H, Q, S = 3, 40, 4, 6, 5
 

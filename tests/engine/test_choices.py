@@ -11,13 +11,13 @@ import pytest
 import torch
 from pydantic import ValidationError
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.bandwidths import bandwidth
+from headdiv.schemas.kernels import KERNELS
+from headdiv.schemas.targets import TARGETS
+from headdiv.schemas.weightings import WEIGHTINGS, AttentionSums
 from headdiv.workers.engine.decomposition import moments
 from headdiv.workers.engine.geometry import build_geometry
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.bandwidths import bandwidth
-from headdiv.workers.schemas.kernels import KERNELS
-from headdiv.workers.schemas.targets import TARGETS
-from headdiv.workers.schemas.weightings import WEIGHTINGS, AttentionSums
 
 
 def angles(s: Scenario) -> list[list[float]]:

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.settings import get_engine_settings
 from headdiv.workers.engine import nw
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.settings import get_engine_settings
 
 RUN_FIELDS = {"device", "dtype", "seconds"}
 """Fields that say how a result was computed rather than what it is."""
@@ -68,8 +68,8 @@ def test_cpu_and_cuda_agree(
 
 def test_running_out_of_device_memory_fails_the_run_with_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     """An out-of-memory error becomes the job's reason and the next run works (the worker lives on)."""
+    from headdiv.schemas.errors import EngineError
     from headdiv.workers.engine import montecarlo
-    from headdiv.workers.errors import EngineError
     from headdiv.workers.jobs.failures import describe_failure
 
     def full(*args: object, **kwargs: object) -> None:

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 import torch
 
+from headdiv.schemas import CovarianceRequest, Scenario
+from headdiv.schemas.errors import EngineError
+from headdiv.schemas.lru import ByteLRU
+from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.training import TrainingRequest
 from headdiv.workers.engine import sampling
 from headdiv.workers.engine.covariance import run_covariance
 from headdiv.workers.engine.device import out_of_memory_as_error
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.engine.training import run_training
-from headdiv.workers.errors import EngineError
-from headdiv.workers.lru import ByteLRU
-from headdiv.workers.schemas import CovarianceRequest, Scenario
-from headdiv.workers.schemas.training import TrainingRequest
-from headdiv.workers.settings import get_engine_settings
 
 FAST: dict[str, Any] = {"replicates": 12, "queries": 8, "n": 48}
 F32, F64 = torch.float32, torch.float64

@@ -7,8 +7,8 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from headdiv.schemas import Scenario
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.schemas import Scenario
 
 
 @st.composite

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from headdiv.schemas import Scenario
 from headdiv.workers.engine.diversity import hdi_report
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.schemas import Scenario
 from tests.engine import reference
 
 SMALL = {"H": 3, "d_k": 2, "n": 12, "replicates": 5, "queries": 3, "noise": 0.7}

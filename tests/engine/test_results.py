@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from headdiv.schemas.errors import EngineError
+from headdiv.schemas.results.reports import TheoryReport
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.errors import EngineError
-from headdiv.workers.schemas.results.reports import TheoryReport
 
 THEORY = {
     "n": 256,

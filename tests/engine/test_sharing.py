@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.errors import JobCancelled
 from headdiv.workers.engine import batch_plan, keymaps, montecarlo
 from headdiv.workers.engine.device import resolve_device
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.keymaps import KeyMap, head_maps
 from headdiv.workers.engine.simulation import simulate, simulate_many
-from headdiv.workers.errors import JobCancelled
-from headdiv.workers.schemas import Scenario
 
 FAST = {"replicates": 12, "queries": 8, "n": 48}
 F32 = torch.float32

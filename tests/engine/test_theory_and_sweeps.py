@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from headdiv.workers.engine import assemble
+from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
+from headdiv.schemas.errors import JobCancelled
+from headdiv.workers.engine import multicell
 from headdiv.workers.engine.simulation import simulate, simulate_many
 from headdiv.workers.engine.theory import (
     architecture_theory,
@@ -15,14 +17,12 @@ from headdiv.workers.engine.theory import (
     fit_diversity_bound,
     objective,
 )
-from headdiv.workers.errors import JobCancelled
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.cells import cached_summaries, cell_id, summarize
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.runner import JobRun, run_and_publish, run_job
 from headdiv.workers.jobs.state import JobState
-from headdiv.workers.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
 
 BASE = Scenario(replicates=10, queries=6, n=48)
 
@@ -66,7 +66,7 @@ def test_a_fit_that_cannot_place_an_optimum_says_why() -> None:
     few = fit_architecture([1, 2], n, budget, [0.5, 0.4])
     assert few.degenerate is not None and "fewer" in few.degenerate
     req = ArchitectureRequest(base=BASE, budget=8)
-    out = assemble.architecture(req, [None] * 4).model_dump(mode="json")
+    out = multicell.architecture(req, [None] * 4).model_dump(mode="json")
     assert out["theory"]["best"] is None and out["theory"]["degenerate"]
 
 
@@ -126,16 +126,16 @@ def test_a_partial_result_is_shaped_like_the_finished_one() -> None:
     req = ArchitectureRequest(base=BASE, budget=8)
     cells = [simulate(s) for s in req.scenarios()]
     summaries: list[dict | None] = [summarize(c) for c in cells]
-    finished = assemble.architecture(req, summaries).model_dump(mode="json")
+    finished = multicell.architecture(req, summaries).model_dump(mode="json")
     summaries[1] = summaries[3] = None
-    partial = assemble.architecture(req, summaries).model_dump(mode="json")
+    partial = multicell.architecture(req, summaries).model_dump(mode="json")
     assert [(c["H"], c["d_k"]) for c in partial["candidates"]] == [(c["H"], c["d_k"]) for c in finished["candidates"]]
     assert (
         partial["candidates"][1]["mse"] is None and partial["candidates"][0]["mse"] == finished["candidates"][0]["mse"]
     )
     assert set(partial) == set(finished) and partial["best"] in ({"H": 8, "d_k": 1}, {"H": 2, "d_k": 4})
     sweep = DiversitySweepRequest(base=BASE, thetas=[0, 45, 90])
-    none_yet = assemble.diversity_sweep(sweep, [None, None, None]).model_dump(mode="json")
+    none_yet = multicell.diversity_sweep(sweep, [None, None, None]).model_dump(mode="json")
     assert none_yet["bound"]["values"] == [None, None, None] and [p["theta"] for p in none_yet["points"]] == [0, 45, 90]
 
 

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from headdiv.schemas.cost import PARTS
+from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 from headdiv.workers.engine.sampling import QUERIES, RANDOM_GEOMETRY, TRAINING
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.engine.training import (
@@ -22,9 +25,6 @@ from headdiv.workers.engine.training import (
     orthonormal_bases,
     run_training,
 )
-from headdiv.workers.errors import JobCancelled
-from headdiv.workers.schemas.cost import PARTS
-from headdiv.workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 TINY = {"H": 3, "d_k": 2, "n": 24, "queries": 6, "replicates": 8, "noise": 0.3, "seed": 3}
 

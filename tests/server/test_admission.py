@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from headdiv.schemas import Scenario
 from headdiv.server.admission import Admission, Busy, Claim, Speed, TooLong
-from headdiv.workers.schemas import Scenario
 from tests.server.conftest import MODES, service
 from tests.server.helpers import RUN_SEED, maximal_simulation, poll, slow_surface, small
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from headdiv.schemas import CovarianceRequest
 from headdiv.server.main import create_app
 from headdiv.workers.engine.covariance import lipschitz, run_covariance
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.schemas import CovarianceRequest
 from tests.server.conftest import MODES, embedded_settings, service
 from tests.server.helpers import RUN_SEED, poll
 
@@ -76,7 +76,7 @@ def test_partial_results_and_cancel_reach_the_hooks() -> None:
     seen: list[dict] = []
     run_covariance(request, device="cpu", partial=lambda r: seen.append(r.model_dump()))
     assert [len(p["thetas"]) for p in seen] == [1, 2] and not seen[0]["complete"]
-    from headdiv.workers.errors import JobCancelled
+    from headdiv.schemas.errors import JobCancelled
 
     with pytest.raises(JobCancelled):
         run_covariance(request, device="cpu", should_cancel=lambda: True)

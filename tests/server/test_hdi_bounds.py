@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.linalg import subspace_angles
 
+from headdiv.schemas.requests import MAX_HDI_WORK, MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 from headdiv.server.main import create_app
-from headdiv.workers.schemas.requests import MAX_HDI_WORK, MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 from tests.server.conftest import embedded_settings
 
 MAX_ANSWER_BYTES = 2 * 1024 * 1024

@@ -30,7 +30,7 @@ def test_timeouts_and_lost_workers_keep_their_reasons() -> None:
 
 
 def test_a_bug_in_any_runner_is_a_plain_sentence_for_the_user() -> None:
-    from headdiv.workers.errors import EngineError
+    from headdiv.schemas.errors import EngineError
     from headdiv.workers.jobs.failures import describe_failure
 
     error = describe_failure(RuntimeError("could not reach 10.0.0.5:6379 from /srv/headdiv/x.py"))

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from headdiv.schemas import Scenario
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs import ids
 from headdiv.workers.jobs.cache.base import NonFiniteResult, encode_result
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.state import JobError, JobState
-from headdiv.workers.schemas import Scenario
 
 
 def test_job_id_is_the_same_for_the_same_computation() -> None:

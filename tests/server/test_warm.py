@@ -16,13 +16,13 @@ from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.warm import warm_requests
+from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.server import cli
 from headdiv.server import main as server_main
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
-from headdiv.workers.schemas import Scenario, SurfaceRequest
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
 from tests.server.helpers import delete_queue, slow_surface, small

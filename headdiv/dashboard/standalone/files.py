@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from headdiv import __version__
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.live import LARGE_FONTS
 from headdiv.dashboard.standalone.math_text import render
 from headdiv.dashboard.standalone.page import document
 from headdiv.dashboard.standalone.snapshot import Snapshot, explanation_of, snapshot
-from headdiv.dashboard.state import State, UrlRegistry
+from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.tours import Question, Tour, expand
 from headdiv.dashboard.views.base import View
+from headdiv.version import __version__
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def _content(kind: str, title: str, summary: str, steps: list[dict[str, Any]], s
     }
 
 
-def _view_of(state: State, views: list[View]) -> View:
+def _view_of(state: PageState, views: list[View]) -> View:
     tab = str(state.get("tab") or views[0].id)
     return next(v for v in views if v.id == tab)
 
@@ -89,7 +89,7 @@ def tour_file(tour: Tour, registry: UrlRegistry, views: list[View], client: ApiC
     return Exported(f"headdiv-tour-{tour.id}.html", document(f"{tour.name} · headdiv", content))
 
 
-def view_file(state: State, registry: UrlRegistry, views: list[View], client: ApiClient) -> Exported:
+def view_file(state: PageState, registry: UrlRegistry, views: list[View], client: ApiClient) -> Exported:
     """The view a link shows, at its (validated) state, as one page."""
     view = _view_of(state, views)
     shot = snapshot(view, state, registry, client)

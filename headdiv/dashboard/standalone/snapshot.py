@@ -13,7 +13,7 @@ from headdiv.dashboard.components import EXPLANATIONS
 from headdiv.dashboard.export import CLI_COMMANDS, cli_call, python_call
 from headdiv.dashboard.jobs import Request
 from headdiv.dashboard.live import drawn_to_the_end, with_large_fonts
-from headdiv.dashboard.state import State, UrlRegistry
+from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.views.base import View
 
 
@@ -32,12 +32,12 @@ class Snapshot:
     reproduce: list[str]
 
 
-def _requests(view: View, state: State) -> list[Request]:
+def _requests(view: View, state: PageState) -> list[Request]:
     reqs = [part.request(state) for part in view.live] or [job.build(state) for job in view.jobs]
     return [r for r in reqs if r is not None]
 
 
-def figures(view: View, state: State, client: ApiClient) -> dict[str, go.Figure]:
+def figures(view: View, state: PageState, client: ApiClient) -> dict[str, go.Figure]:
     """Every chart of `view` at `state`, by chart name (the names its layout gives them)."""
     if view.still is not None:
         return dict(view.still(state, client))
@@ -46,7 +46,7 @@ def figures(view: View, state: State, client: ApiClient) -> dict[str, go.Figure]
     return drawn_to_the_end(view.live, state, client)
 
 
-def snapshot(view: View, state: State, registry: UrlRegistry, client: ApiClient) -> Snapshot:
+def snapshot(view: View, state: PageState, registry: UrlRegistry, client: ApiClient) -> Snapshot:
     """The view's charts at `state` (with the projector's fonts when the state asks for large ones), its
     scenario (each value as a link writes it) and reproduce lines."""
     charts = []

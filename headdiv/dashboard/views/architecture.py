@@ -9,16 +9,15 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
-from headdiv.dashboard.figures import sweeps as figs
-from headdiv.dashboard.figures.theme import empty_figure
 from headdiv.dashboard.jobs import computed, draw_result
-from headdiv.dashboard.state import Param
-from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
-from headdiv.workers.schemas.geometries import GEOMETRIES
-from headdiv.workers.schemas.requests import MAX_BUDGET
-from headdiv.workers.schemas.results.reports import TheoryReport
-from headdiv.workers.schemas.results.sweeps import ArchitectureResult
+from headdiv.figures import sweeps as figs
+from headdiv.figures.theme import empty_figure
+from headdiv.schemas.geometries import GEOMETRIES
+from headdiv.schemas.requests import MAX_BUDGET
+from headdiv.schemas.results.reports import TheoryReport
+from headdiv.schemas.results.sweeps import ArchitectureResult
 
 
 def architecture_request(state: PageState) -> tuple[str, dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 A view is a tab of the dashboard. It contributes three things and nothing else:
 
-- `layout(state)`: its components, built once at start-up from the default `State` (the URL's values
+- `layout(state)`: its components, built once at start-up from the default `PageState` (the URL's values
   are pushed into the controls afterwards by the app's one URL-sync callback, so a layout never reads
   the URL itself);
 - `register_callbacks(app, client)`: its callbacks, which read the validated state from the
@@ -27,7 +27,7 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.ids import SIM_RESULT_STORE, STATE_STORE
 from headdiv.dashboard.jobs import Request, ViewJob
-from headdiv.dashboard.state import Param, State
+from headdiv.dashboard.state import PageState, Param
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from headdiv.dashboard.api_client import ApiClient
     from headdiv.dashboard.live import LivePart
 
-__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Ignores", "Param", "Reasons", "Request", "State", "View", "ViewJob"]
+__all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Ignores", "PageState", "Param", "Reasons", "Request", "View", "ViewJob"]
 
 Reasons = Mapping[str, str]
 """Scenario key -> the one line shown beside its disabled control."""
@@ -48,7 +48,7 @@ class Ignores:
     and asks `reasons` which of them apply at each state, so `reasons` may only name keys of `keys`."""
 
     keys: tuple[str, ...]
-    reasons: Callable[[State], Reasons]
+    reasons: Callable[[PageState], Reasons]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class View:
 
     id: str
     label: str
-    layout: Callable[[State], Component]
+    layout: Callable[[PageState], Component]
     register_callbacks: Callable[[Dash, ApiClient], None]
     url_params: list[Param] = field(default_factory=list)
     description: str = ""
@@ -68,7 +68,7 @@ class View:
     """The jobs the view runs while it is shown."""
     live: tuple[LivePart, ...] = ()
     """Its computations and their figures, which the page fetches for a state while a slider moves (`live.py`)."""
-    still: Callable[[State, ApiClient], Mapping[str, go.Figure]] | None = None
+    still: Callable[[PageState, ApiClient], Mapping[str, go.Figure]] | None = None
     """Its charts for a state, computed to the end, by chart name: what a page without a server shows
     (`standalone/`). A view with `live` parts needs none: their figures are the same charts."""
     ignores: Reasons | Ignores = field(default_factory=dict)
@@ -86,6 +86,6 @@ class View:
         """Every key the view may ignore in some state."""
         return self.ignores.keys if isinstance(self.ignores, Ignores) else tuple(self.ignores)
 
-    def ignored(self, state: State) -> Reasons:
+    def ignored(self, state: PageState) -> Reasons:
         """The keys the view ignores in `state`, each with its reason."""
         return self.ignores.reasons(state) if isinstance(self.ignores, Ignores) else self.ignores

@@ -9,27 +9,27 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
-from headdiv.dashboard.figures import covariance as figs
-from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.live import LivePart
-from headdiv.dashboard.state import Param, State
+from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.dashboard.views.diversity import thetas
-from headdiv.workers.schemas.results.labs import CovarianceResult
+from headdiv.figures import covariance as figs
+from headdiv.figures.theme import fmt, fmt_se
+from headdiv.schemas.results.labs import CovarianceResult
 
 MAX_PAIR = 120
 """Pairs of 16 heads, the lab's most."""
 
 
-def covariance_request(state: State) -> tuple[str, dict[str, Any]]:
+def covariance_request(state: PageState) -> tuple[str, dict[str, Any]]:
     """The sidebar's scenario with equiangular heads at `cv_n` angles from 0° to 90°."""
     base = {k: v for k, v in state.scenario().items() if k not in ("theta", "tilts")}
     base["geometry"] = "equiangular"
     return "/labs/covariance", {"base": base, "thetas": thetas(state.get("cv_n", 7))}
 
 
-def layout(state: State) -> Component:
+def layout(state: PageState) -> Component:
     return view_page(
         [
             html.Div(

@@ -11,14 +11,14 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
-from headdiv.dashboard.figures import sweeps as figs
-from headdiv.dashboard.figures.theme import fmt, fmt_se
 from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.live import LivePart
-from headdiv.dashboard.state import Param, State
+from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
-from headdiv.workers.schemas.results.sweeps import DiversitySweepResult
-from headdiv.workers.schemas.verdicts import SIGNIFICANT_Z, worst_rise
+from headdiv.figures import sweeps as figs
+from headdiv.figures.theme import fmt, fmt_se
+from headdiv.schemas.results.sweeps import DiversitySweepResult
+from headdiv.schemas.verdicts import SIGNIFICANT_Z, worst_rise
 
 
 def thetas(count: int) -> list[float]:
@@ -53,7 +53,7 @@ REGIMES: tuple[Regime, ...] = (
 shared block (turning heads apart costs bias), docs/model.md section 8.2."""
 
 
-def sweep_request(state: State, regime: Regime = REGIMES[0]) -> tuple[str, dict[str, Any]]:
+def sweep_request(state: PageState, regime: Regime = REGIMES[0]) -> tuple[str, dict[str, Any]]:
     """The sweep of the sidebar's scenario in one regime: heads equiangular at every angle, whatever the geometry."""
     base = {k: v for k, v in state.scenario().items() if k not in ("theta", "tilts")}
     base.update(regime.target)
@@ -76,7 +76,7 @@ def _column(regime: Regime, first: bool) -> Component:
     )
 
 
-def layout(state: State) -> Component:
+def layout(state: PageState) -> Component:
     return view_page(
         [
             html.Div(
@@ -127,7 +127,7 @@ def verdict(result: DiversitySweepResult) -> str:
     )
 
 
-def charts(regime: Regime, result: DiversitySweepResult, _state: State | None = None) -> dict[str, Any]:
+def charts(regime: Regime, result: DiversitySweepResult, _state: PageState | None = None) -> dict[str, Any]:
     """A regime's charts for its sweep, by name."""
     p = regime.prefix
     return {f"{p}-mse": figs.mse_vs_hdi(result), f"{p}-corr": figs.correlation_vs_overlap(result)}

@@ -10,19 +10,19 @@ from dash.development.base_component import Component
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, export_bar, graph, radio, view_page
-from headdiv.dashboard.figures import ensemble as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.simulation import simulation_request
-from headdiv.dashboard.state import Param, State
+from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View
-from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.figures import ensemble as figs
+from headdiv.schemas.results.simulation import SimulationResult
 
 VIEW_ID = "ensemble"
 
 
-def layout(state: State) -> Component:
+def layout(state: PageState) -> Component:
     return view_page(
         [
             html.Div([graph("ens-bars"), graph("ens-slice")], className="chart-row"),
@@ -54,7 +54,7 @@ CHARTS = ("ens-bars", "ens-slice", "ens-heads", "ens-overlap", "ens-corr")
 """The view's charts (`graph(name)` in the layout)."""
 
 
-def _live(result: SimulationResult, state: State) -> dict[str, Any]:
+def _live(result: SimulationResult, state: PageState) -> dict[str, Any]:
     """Every chart of the view for a result; the matrix shown is the page's `matrix` choice."""
     which = state.get("matrix") or "correlation"
     figures = (

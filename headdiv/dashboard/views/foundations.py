@@ -4,8 +4,8 @@
 against the number of heads; 4. the head budget. Every control is a URL parameter (declared below
 through the registry), so a lesson with its settings is a link. The numbers come from
 `GET /api/v1/foundations/...`; bounds are read from the same query models the API validates with
-(`headdiv.workers.schemas.lessons`), so a control can never ask for what the API refuses. Charts live in
-`headdiv/dashboard/figures/foundations.py`, the explanations in `headdiv/dashboard/explanations/lesson-*.md`.
+(`headdiv.schemas.lessons`), so a control can never ask for what the API refuses. Charts live in
+`headdiv/figures/foundations.py`, the explanations in `headdiv/dashboard/explanations/lesson-*.md`.
 """
 
 from __future__ import annotations
@@ -21,18 +21,17 @@ from pydantic import BaseModel
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, download_bar, explanation, graph, log_scale, number_input
-from headdiv.dashboard.figures import foundations as figs
-from headdiv.dashboard.figures.theme import empty_figure
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.live import LivePart, drawn_to_the_end
 from headdiv.dashboard.standalone.buttons import view_exports
-from headdiv.dashboard.state import Param, checkbox
-from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import PageState, Param, checkbox
 from headdiv.dashboard.views.base import View
 from headdiv.dashboard.views.lesson_requests import budget_params, entropy_params, scaling_params, softmax_params
-from headdiv.workers.schemas.fields import field_bounds
-from headdiv.workers.schemas.lessons import LESSONS, BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.figures import foundations as figs
+from headdiv.figures.theme import empty_figure
+from headdiv.schemas.fields import field_bounds
+from headdiv.schemas.lessons import LESSONS, BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 
 VIEW_ID = "foundations"
 

@@ -1,13 +1,13 @@
 """What each Foundations lesson asks the API for, from the page state: the query of
-`GET /api/v1/foundations/<lesson>`, kept within the API's own budgets (`headdiv.workers.schemas.lessons`) by
+`GET /api/v1/foundations/<lesson>`, kept within the API's own budgets (`headdiv.schemas.lessons`) by
 shrinking the number of samples rather than being refused."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from headdiv.dashboard.state import State as PageState
-from headdiv.workers.schemas.lessons import MAX_ENTROPY_WEIGHTS, MAX_ENTROPY_WORK, MAX_SCALING_WORK, entropy_work
+from headdiv.dashboard.state import PageState
+from headdiv.schemas.lessons import MAX_ENTROPY_WEIGHTS, MAX_ENTROPY_WORK, MAX_SCALING_WORK, entropy_work
 
 
 def scaling_params(st: PageState) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Real models view: the Head Diversity Index of trained Transformers, layer by layer.
 
 A built-in model (shipped in an optional package, works offline) or an uploaded `.safetensors` file is
-sent to the API (`/api/v1/models/...`); the answer is drawn (`headdiv/dashboard/figures/models.py`) as per-layer
+sent to the API (`/api/v1/models/...`); the answer is drawn (`headdiv/figures/models.py`) as per-layer
 key/query HDI bars against the HDI of random subspaces of the same shapes, and the key-overlap heatmap
 of a chosen layer. The built-in's name, the layer and the baseline seed are URL parameters; an upload is
 not (a link cannot carry a file), so the status line says which model is on screen.
@@ -16,16 +16,15 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, download_bar, graph, number_input, radio, view_page
-from headdiv.dashboard.figures import models as figs
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.state import Param
-from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View
-from headdiv.workers.schemas.builtin_models import BUILTINS
-from headdiv.workers.schemas.fields import MAX_SEED
-from headdiv.workers.schemas.results.reports import ModelHeadsReport
-from headdiv.workers.schemas.tables import head_clusters_csv
+from headdiv.figures import models as figs
+from headdiv.schemas.builtin_models import BUILTINS
+from headdiv.schemas.csv_tables import head_clusters_csv
+from headdiv.schemas.fields import MAX_SEED
+from headdiv.schemas.results.reports import ModelHeadsReport
 
 VIEW_ID = "models"
 DEFAULT_MODEL = next(iter(BUILTINS))

@@ -1,7 +1,7 @@
 """Surfaces view: any metric over two swept scenario keys, computed as a job with progress and cancel.
 
 The keys a surface may sweep, and the grid each gets by default, come from the scenario's `Sweep`
-hints; the metrics from `headdiv.workers.schemas.metrics`.
+hints; the metrics from `headdiv.schemas.metrics`.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from dash.development.base_component import Component
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, radio, view_page
-from headdiv.dashboard.figures import sweeps as figs
 from headdiv.dashboard.jobs import computed, draw_result
-from headdiv.dashboard.state import Param, State, checkbox
+from headdiv.dashboard.state import PageState, Param, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
-from headdiv.workers.schemas import SWEEP_PARAMS, Scenario
-from headdiv.workers.schemas.fields import field_bounds
-from headdiv.workers.schemas.metrics import SURFACE_METRICS
-from headdiv.workers.schemas.requests import MAX_AXIS_VALUES, default_grid
-from headdiv.workers.schemas.results.sweeps import SurfaceResult
+from headdiv.figures import sweeps as figs
+from headdiv.schemas import SWEEP_PARAMS, Scenario
+from headdiv.schemas.fields import field_bounds
+from headdiv.schemas.metrics import SURFACE_METRICS
+from headdiv.schemas.requests import MAX_AXIS_VALUES, default_grid
+from headdiv.schemas.results.sweeps import SurfaceResult
 
 METRICS: tuple[str, ...] = tuple(SURFACE_METRICS)
 AXES: dict[str, str] = {"x": "theta", "y": "H"}
@@ -36,7 +36,7 @@ def axis_values(param: str, given: list[float] | None) -> list[float]:
     return list(given) if given else default_grid(param)
 
 
-def surface_request(state: State) -> tuple[str, dict[str, Any]]:
+def surface_request(state: PageState) -> tuple[str, dict[str, Any]]:
     sx, sy = state.get("sx", AXES["x"]), state.get("sy", AXES["y"])
     return "/surfaces", {
         "base": state.scenario(),
@@ -45,7 +45,7 @@ def surface_request(state: State) -> tuple[str, dict[str, Any]]:
     }
 
 
-def swept(state: State) -> Reasons:
+def swept(state: PageState) -> Reasons:
     """The sidebar's value of a swept key is replaced by the axis' values."""
     return {
         str(state.get(f"s{axis}", default)): f"the surface sweeps it on its {axis} axis"
@@ -57,7 +57,7 @@ def _grid_text(param: str) -> str:
     return ", ".join(f"{v:g}" for v in default_grid(param))
 
 
-def _axis_controls(axis: str, state: State, default: str) -> Component:
+def _axis_controls(axis: str, state: PageState, default: str) -> Component:
     param = state.get(f"s{axis}", default)
     return html.Div(
         [
@@ -90,7 +90,7 @@ def _axis_controls(axis: str, state: State, default: str) -> Component:
     )
 
 
-def layout(state: State) -> Component:
+def layout(state: PageState) -> Component:
     return view_page(
         [
             html.Div(
@@ -125,7 +125,7 @@ def layout(state: State) -> Component:
     )
 
 
-def still(state: State, client: ApiClient) -> dict[str, Any]:
+def still(state: PageState, client: ApiClient) -> dict[str, Any]:
     """The heatmap (and the 3-D surface when the state asks for it) with every cell computed."""
     result = computed(client, surface_request(state))
     assert isinstance(result, SurfaceResult)

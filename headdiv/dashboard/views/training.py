@@ -11,13 +11,12 @@ from dash.development.base_component import Component
 
 from headdiv.dashboard.api_client import ApiClient
 from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
-from headdiv.dashboard.figures import training as figs
 from headdiv.dashboard.jobs import computed, draw_result, stored_result
-from headdiv.dashboard.state import Param, checkbox
-from headdiv.dashboard.state import State as PageState
+from headdiv.dashboard.state import PageState, Param, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
-from headdiv.workers.schemas.results.labs import TrainingResult
-from headdiv.workers.schemas.training import INITS, OPTIMIZERS, TrainingRequest
+from headdiv.figures import training as figs
+from headdiv.schemas.results.labs import TrainingResult
+from headdiv.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
 FIELDS = TrainingRequest.model_fields
 PLAY_MS = 350

@@ -12,15 +12,14 @@ from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, download_bar, graph, view_page
 from headdiv.dashboard.controls import VIEW_OWNED, view_owned_control
 from headdiv.dashboard.export import weighting_csv, weighting_result
-from headdiv.dashboard.figures import weighting as figs
 from headdiv.dashboard.ids import view_sim
 from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.simulation import simulation_request
-from headdiv.dashboard.state import State as PageState
-from headdiv.dashboard.state import UrlRegistry, scenario_params
+from headdiv.dashboard.state import PageState, UrlRegistry, scenario_params
 from headdiv.dashboard.views.base import View
-from headdiv.workers.schemas.results.simulation import SimulationResult
+from headdiv.figures import weighting as figs
+from headdiv.schemas.results.simulation import SimulationResult
 
 VIEW_ID = "weighting"
 

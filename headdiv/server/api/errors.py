@@ -15,9 +15,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from headdiv.schemas.fields import error_line
 from headdiv.server.admission import Busy, TooLong
 from headdiv.server.backends.base import BackendUnavailable
-from headdiv.workers.schemas.fields import error_line
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE = 500

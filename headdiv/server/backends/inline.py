@@ -20,11 +20,11 @@ from functools import partial
 
 from pydantic import BaseModel
 
+from headdiv.schemas.errors import EngineError
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.base import BackendHealth
 from headdiv.server.backends.watch import JobWatch
-from headdiv.workers import reports
-from headdiv.workers.errors import EngineError
+from headdiv.workers import instant_reports
 from headdiv.workers.jobs.cache.base import ResultCache
 from headdiv.workers.jobs.cells import Expansion, pending
 from headdiv.workers.jobs.failures import UNWANTED, describe_failure, timed_out
@@ -328,7 +328,7 @@ def _device() -> str:
     global _DEVICE
     if _DEVICE is None:
         try:
-            _DEVICE = reports.device_name()
+            _DEVICE = instant_reports.device_name()
         except EngineError as exc:
             return f"unavailable ({exc})"
     return _DEVICE

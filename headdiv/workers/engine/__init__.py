@@ -12,6 +12,6 @@ module such as `assemble` or `theory` never loads torch):
 - `foundations`: the foundations lessons. `nw`: the NW step (and `warm_up`). `speed`: `measure_speed`.
 - `hooks`: what a caller hands a long computation (progress, cancel, device, partial results).
 
-The server reaches the synchronous ones through `headdiv.workers.reports`, and jobs through the job
+The server reaches the synchronous ones through `headdiv.workers.instant_reports`, and jobs through the job
 protocol (`headdiv.workers.jobs.runner`).
 """

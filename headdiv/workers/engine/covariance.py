@@ -21,6 +21,10 @@ from typing import Any, Unpack
 import numpy as np
 import torch
 
+from headdiv.schemas import CovarianceRequest, Scenario
+from headdiv.schemas.bandwidths import bandwidth
+from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.results.labs import CovarianceResult
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.hooks import Hooks
@@ -28,10 +32,6 @@ from headdiv.workers.engine.montecarlo import _nw_inputs
 from headdiv.workers.engine.results import result_of
 from headdiv.workers.engine.sampling import query_points, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
-from headdiv.workers.errors import JobCancelled
-from headdiv.workers.schemas import CovarianceRequest, Scenario
-from headdiv.workers.schemas.bandwidths import bandwidth
-from headdiv.workers.schemas.results.labs import CovarianceResult
 
 LIPSCHITZ_RANGE = 3.0
 """The paper's L is a global Lipschitz constant of m; the tool takes f's largest slope on |a.x| <= 3."""

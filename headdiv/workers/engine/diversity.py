@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from headdiv.schemas.requests import overlap_by_projectors
+from headdiv.schemas.results.reports import HdiReport
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.schemas.requests import overlap_by_projectors
-from headdiv.workers.schemas.results.reports import HdiReport
 
 Array = NDArray[np.float64]
 

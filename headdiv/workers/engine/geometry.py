@@ -1,6 +1,6 @@
 """Head projections as the engine computes with them (docs/model.md section 2).
 
-The registry in `headdiv.workers.schemas.geometries` builds a scenario's heads as one of two layouts; this
+The registry in `headdiv.schemas.geometries` builds a scenario's heads as one of two layouts; this
 module gives each layout what the Monte Carlo needs: keys of points, the overlap matrix, exact
 principal angles, and the basis of the big head (one head spanning every head's subspace; its key map
 is built in `keymaps`). The block layout never
@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
+from headdiv.schemas.results.common import AnglePair
 from headdiv.workers.engine.diversity import hdi_from_overlap, hdi_report
 from headdiv.workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
-from headdiv.workers.schemas.results.common import AnglePair
 
 MAX_ANGLE_PAIRS = 28
 """Principal angles are listed for the pairs among the first 8 heads; HDI uses every pair."""

@@ -25,15 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.kernels import KERNELS
+from headdiv.schemas.weightings import AttentionSums
 from headdiv.workers.engine.batch_plan import GATING, Batch, Call, Plan, Run, Source, plan_batch
 from headdiv.workers.engine.device import block_bytes
 from headdiv.workers.engine.nw import nw_attention
 from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
 from headdiv.workers.engine.targets import apply_target
-from headdiv.workers.errors import JobCancelled
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.kernels import KERNELS
-from headdiv.workers.schemas.weightings import AttentionSums
 
 
 @dataclass

@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import torch
 
+from headdiv.schemas.settings import get_engine_settings
 from headdiv.workers.engine.device import block_bytes
-from headdiv.workers.settings import get_engine_settings
 
 log = logging.getLogger(__name__)
 

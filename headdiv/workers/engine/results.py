@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from headdiv.workers.errors import EngineError
+from headdiv.schemas.errors import EngineError
 
 ResultT = TypeVar("ResultT", bound=BaseModel)
 

@@ -30,9 +30,9 @@ from itertools import pairwise
 
 import torch
 
+from headdiv.schemas.lru import ByteLRU
+from headdiv.schemas.settings import get_engine_settings
 from headdiv.workers.engine.device import MEMORY_SHARE, gpu_memory, on_out_of_memory
-from headdiv.workers.lru import ByteLRU
-from headdiv.workers.settings import get_engine_settings
 
 TRAINING = 1
 QUERIES = 2

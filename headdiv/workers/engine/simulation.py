@@ -10,17 +10,17 @@ from typing import Any
 import numpy as np
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments, CellSums
 from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import BatchDraws, run_draws
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.errors import JobCancelled
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.results.simulation import SimulationResult
-from headdiv.workers.schemas.weightings import WEIGHTINGS
-from headdiv.workers.settings import get_engine_settings
 
 Direct = dict[str, tuple[float, float]]
 """Per scheme: its MSE computed directly from the combined draws, and that MSE's standard error."""

@@ -1,7 +1,7 @@
 """How fast this process runs the engine, in work units per second (the work budget's measure).
 
 Measured on a run of the dashboard's usual shape (d_k = 4, a few thousand training points), whose work
-is its NW count: this run fixes what a work unit is (`headdiv.workers.schemas.cost`). Every other part of
+is its NW count: this run fixes what a work unit is (`headdiv.schemas.cost`). Every other part of
 a run is weighted in that unit, so work / speed estimates any run's seconds within about 2x on one
 machine (bench/bench_cost.py). The run grows until it lasts long enough to time (a GPU finishes a small
 one in launch overheads).
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 
+from headdiv.schemas import Scenario
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.schemas import Scenario
 
 CALIBRATION = {"replicates": 4, "H": 8, "queries": 64, "n": 4096, "d_k": 4, "seed": 1}
 MIN_SECONDS = 0.3

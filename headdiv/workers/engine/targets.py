@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.targets import TARGETS
 from headdiv.workers.engine.geometry import HeadLayout
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.targets import TARGETS
 
 
 def signal_direction(s: Scenario, geometry: HeadLayout, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog, nnls
 
+from headdiv.schemas import TheoryQuery
+from headdiv.schemas.results.reports import TheoryReport
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.schemas import TheoryQuery
-from headdiv.workers.schemas.results.reports import TheoryReport
 
 N_GRID = sorted({round(float(v)) for v in np.logspace(1, 9, 33)})
 BUDGET_GRID = [2**k for k in range(0, 15)]

@@ -21,6 +21,13 @@ from typing import Any, Unpack
 import numpy as np
 import torch
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.geometries import Blocks
+from headdiv.schemas.kernels import KERNELS
+from headdiv.schemas.results.labs import TrainingResult
+from headdiv.schemas.results.reports import HdiReport
+from headdiv.schemas.training import INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
 from headdiv.workers.engine.decomposition import direct_mse, effective_heads, moments
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.diversity import hdi_report
@@ -29,13 +36,6 @@ from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.results import result_of
 from headdiv.workers.engine.sampling import query_points, seeded_generator, to_device, training_sets
 from headdiv.workers.engine.targets import apply_target, signal_direction
-from headdiv.workers.errors import JobCancelled
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.geometries import Blocks
-from headdiv.workers.schemas.kernels import KERNELS
-from headdiv.workers.schemas.results.labs import TrainingResult
-from headdiv.workers.schemas.results.reports import HdiReport
-from headdiv.workers.schemas.training import INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
 
 TRAINING_QUERIES = 4
 """Sampling stream of the training loss' query points (the sampler's own streams are 1 to 3)."""
@@ -118,7 +118,7 @@ INIT_HEADS: dict[str, Callable[[Scenario], np.ndarray]] = {
     ),
     "orthogonal": lambda s: _equiangular(s, 90.0),
 }
-"""One implementation per name of `headdiv.workers.schemas.training.INITS`, built by the geometry registry."""
+"""One implementation per name of `headdiv.schemas.training.INITS`, built by the geometry registry."""
 OPTIMIZER_CLASSES: dict[str, Callable[..., torch.optim.Optimizer]] = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}
 assert set(INIT_HEADS) == set(INITS) and set(OPTIMIZER_CLASSES) == set(OPTIMIZERS)
 

@@ -12,18 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from headdiv.schemas.metrics import CellSummary
+from headdiv.schemas.requests import CellsRequest
+from headdiv.schemas.results.common import ResultModel
 from headdiv.workers.jobs.cache.base import ResultCache
 from headdiv.workers.jobs.cells import cached_summaries, expand
 from headdiv.workers.jobs.kinds import JobKind
 from headdiv.workers.jobs.state import CellCount
-from headdiv.workers.schemas.metrics import CellSummary
-from headdiv.workers.schemas.requests import CellsRequest
-from headdiv.workers.schemas.results.common import ResultModel
 
 
 def assemble(request: BaseModel, summaries: list[CellSummary | None]) -> ResultModel:
     """A multi-cell job's result from its cells' summaries (None for a cell not done yet)."""
-    from headdiv.workers.engine.assemble import assembler_for
+    from headdiv.workers.engine.multicell import assembler_for
 
     if not isinstance(request, CellsRequest):
         raise TypeError(f"{type(request).__name__} is not made of cells")

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from headdiv.schemas import Scenario
+from headdiv.schemas.metrics import CELL_SUMMARY, CellSummary
+from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.workers.jobs.cache.base import ResultCache, encode_result
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind
-from headdiv.workers.schemas import Scenario
-from headdiv.workers.schemas.metrics import CELL_SUMMARY, CellSummary
-from headdiv.workers.schemas.results.simulation import SimulationResult
 
 
 def cell_id(s: Scenario) -> str:

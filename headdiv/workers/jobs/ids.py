@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from headdiv.schemas.scenario import CHOICES
 from headdiv.workers import ENGINE_VERSION
-from headdiv.workers.schemas.scenario import CHOICES
 
 
 def _choices_fingerprint() -> str:

@@ -3,8 +3,8 @@
 A kind names its request model (whose docstring and schema example describe it), the API route that
 submits it and the `headdiv` subcommand that runs it locally. A kind made of simulations (cells) is
 computed cell by cell (`headdiv.workers.jobs.runner`) and assembled by its entry in
-`headdiv.workers.engine.assemble.ASSEMBLERS`; any other kind by its entry in
-`headdiv.workers.engine.runners.RUNNERS`, both keyed by the request model (a test checks that each kind
+`headdiv.workers.engine.multicell.ASSEMBLERS`; any other kind by its entry in
+`headdiv.workers.engine.dispatch.RUNNERS`, both keyed by the request model (a test checks that each kind
 has exactly one). This table names no engine function, so it needs no torch. The CLI's subcommands, the
 job backends, the dashboard's reproduce commands and the table in docs/api.md are generated from
 `JOB_KINDS`; each kind's API route is one small function in `headdiv/server/api/routes/computations.py`
@@ -20,19 +20,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from headdiv.workers.schemas import (
+from headdiv.schemas import (
     ArchitectureRequest,
     CovarianceRequest,
     DiversitySweepRequest,
     Scenario,
     SurfaceRequest,
 )
-from headdiv.workers.schemas.requests import CellsRequest
-from headdiv.workers.schemas.results.common import ResultModel
-from headdiv.workers.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.workers.schemas.results.simulation import SimulationResult
-from headdiv.workers.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
-from headdiv.workers.schemas.training import TrainingRequest
+from headdiv.schemas.requests import CellsRequest
+from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
+from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
+from headdiv.schemas.training import TrainingRequest
 
 
 @dataclass(frozen=True)

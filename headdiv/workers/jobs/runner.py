@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel
 
+from headdiv.schemas.metrics import CellSummary
+from headdiv.schemas.results.common import ResultModel
 from headdiv.workers.jobs.assembly import assemble
 from headdiv.workers.jobs.cache.base import ResultCache, encode_result
 from headdiv.workers.jobs.cells import Expansion, expand, store
@@ -24,8 +26,6 @@ from headdiv.workers.jobs.failures import describe_failure
 from headdiv.workers.jobs.ids import canonical_payload, job_id
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.state import CellCount, JobError, JobState
-from headdiv.workers.schemas.metrics import CellSummary
-from headdiv.workers.schemas.results.common import ResultModel
 
 if TYPE_CHECKING:
     from headdiv.workers.engine.hooks import Hooks
@@ -141,7 +141,7 @@ def _compute(job: JobRun, cache: ResultCache, record: _Record, hooks: Hooks) -> 
 
 def _run_engine(job: JobRun, record: _Record, hooks: Hooks) -> ResultModel:
     """A kind not made of cells: its engine runner, whose result so far is published a few times a second."""
-    from headdiv.workers.engine.runners import runner_for  # only where jobs run: torch is loaded here
+    from headdiv.workers.engine.dispatch import runner_for  # only where jobs run: torch is loaded here
 
     last = [0.0]
 

@@ -8,7 +8,7 @@ Public API:
 - `MeasurementStopped`: raised between layers when the caller's `should_stop()` says so.
 """
 
-from headdiv.workers.errors import MeasurementStopped, ModelFileError
+from headdiv.schemas.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.models.builtin import BUILTINS, builtin_hdi, list_builtins
 from headdiv.workers.models.model_hdi import model_hdi, random_subspace_hdi
 

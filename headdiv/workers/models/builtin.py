@@ -13,9 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from headdiv.schemas.builtin_models import BUILTINS
+from headdiv.schemas.results.reports import BuiltinModel, ModelHeadsReport
 from headdiv.workers.models.model_hdi import model_hdi
-from headdiv.workers.schemas.builtin_models import BUILTINS
-from headdiv.workers.schemas.results.reports import BuiltinModel, ModelHeadsReport
 
 
 def _package_dir(package: str) -> Path | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from headdiv.workers.errors import ModelFileError
+from headdiv.schemas.errors import ModelFileError
 from headdiv.workers.models.naming import AttentionLayout
 
 MAX_HEADS = 256

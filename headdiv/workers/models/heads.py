@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from headdiv.workers.errors import ModelFileError
+from headdiv.schemas.errors import ModelFileError
 
 
 def split_heads(weight_out_in: np.ndarray, n_heads: int) -> list[np.ndarray]:

@@ -13,15 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from headdiv.schemas.errors import MeasurementStopped, ModelFileError
+from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport
 from headdiv.workers.engine.diversity import hdi, hdi_report
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.errors import MeasurementStopped, ModelFileError
 from headdiv.workers.models.clusters import head_clusters, query_groups
 from headdiv.workers.models.head_counts import resolve_head_counts
 from headdiv.workers.models.heads import split_gpt2_c_attn, split_heads
 from headdiv.workers.models.naming import LayerTensors, detect_layout
 from headdiv.workers.models.safetensors_file import Source, open_safetensors
-from headdiv.workers.schemas.results.reports import HdiReport, ModelHeadsReport
 
 MAX_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""

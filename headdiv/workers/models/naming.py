@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from headdiv.workers.errors import ModelFileError
+from headdiv.schemas.errors import ModelFileError
 from headdiv.workers.models.safetensors_file import FLOAT_DTYPES, TensorInfo
 
 Style = Literal["bert", "gpt2", "llama"]

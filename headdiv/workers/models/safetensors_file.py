@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from headdiv.workers.errors import ModelFileError
+from headdiv.schemas.errors import ModelFileError
 
 MAX_HEADER_BYTES = 8 * 1024 * 1024
 """Largest JSON header read (the specification allows 100 MB). A real model's header lists each tensor in

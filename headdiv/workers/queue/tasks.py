@@ -19,6 +19,7 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
+from headdiv.schemas import Scenario
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
 from headdiv.workers.jobs.cells import Expansion, cached_summaries, cell_id
@@ -29,7 +30,6 @@ from headdiv.workers.jobs.redis_client import connect
 from headdiv.workers.jobs.runner import JobRun, fill_cells, run_and_publish
 from headdiv.workers.jobs.settings import get_job_settings
 from headdiv.workers.jobs.state import JobError, JobState, JobStatus
-from headdiv.workers.schemas import Scenario
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.2

@@ -7,7 +7,7 @@ StartedJobRegistry entry every few seconds with a short TTL: if the process is S
 expires within `heartbeat_ttl_s`, and the next maintenance pass (any worker's, or the API's, every
 `maintenance_interval_s`) retries the job or fails it as abandoned - within two minutes in all,
 however long the job's own `job_timeout` is. One worker per GPU: start each with its own
-`CUDA_VISIBLE_DEVICES`; the device itself comes from `HEADDIV_DEVICE` (workers.settings).
+`CUDA_VISIBLE_DEVICES`; the device itself comes from `HEADDIV_DEVICE` (schemas.settings).
 
 A worker takes small jobs first (the fast queue), then the others, then background work (the low
 queue); one started with `--fast-lane` takes small jobs only, so they never wait behind long ones.
@@ -143,7 +143,7 @@ def build_worker(
 def _warm_up(settings: WorkerSettings) -> None:
     """Compile the engine, then measure its speed (unless configured): before the first job, if it is quick."""
     from headdiv.workers.engine.speed import measure_speed
-    from headdiv.workers.reports import warm_up
+    from headdiv.workers.instant_reports import warm_up
 
     warm_up()
     if HeaddivWorker.speed is None:

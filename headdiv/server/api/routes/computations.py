@@ -16,6 +16,14 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel
 
+from headdiv.schemas import (
+    ArchitectureRequest,
+    CovarianceRequest,
+    DiversitySweepRequest,
+    Scenario,
+    SurfaceRequest,
+)
+from headdiv.schemas.training import TrainingRequest
 from headdiv.server.api.deps import BackendDep, SettingsDep
 from headdiv.server.api.responses import (
     Priority,
@@ -30,14 +38,6 @@ from headdiv.server.api.responses import submit as submit_job
 from headdiv.server.backends.base import JobBackend
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs.kinds import JOB_KINDS, JobKind
-from headdiv.workers.schemas import (
-    ArchitectureRequest,
-    CovarianceRequest,
-    DiversitySweepRequest,
-    Scenario,
-    SurfaceRequest,
-)
-from headdiv.workers.schemas.training import TrainingRequest
 
 router = APIRouter(tags=["jobs"])
 RouteT = TypeVar("RouteT", bound=Callable[..., Any])

@@ -1,4 +1,4 @@
-"""The foundations lessons: one GET and one POST route per lesson of `headdiv.workers.schemas.lessons`.
+"""The foundations lessons: one GET and one POST route per lesson of `headdiv.schemas.lessons`.
 
 `GET` takes the query as query parameters (so a lesson is a shareable URL; their text is read as the
 numbers and booleans of the model, see `headdiv/server/api/query_text.py`) and `POST` as a JSON body of the
@@ -13,10 +13,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from headdiv.schemas.lessons import LESSONS, Lesson
+from headdiv.schemas.results.common import ResultModel
 from headdiv.server.api.query_text import from_query_text
-from headdiv.workers import reports
-from headdiv.workers.schemas.lessons import LESSONS, Lesson
-from headdiv.workers.schemas.results.common import ResultModel
+from headdiv.workers import instant_reports
 
 router = APIRouter(prefix="/foundations", tags=["foundations"])
 
@@ -26,10 +26,10 @@ def _add_routes(lesson: Lesson) -> None:
     text = from_query_text(lesson.query)
 
     def get(query: Annotated[text, Query()]) -> ResultModel:  # type: ignore[valid-type]
-        return reports.lesson(query)
+        return instant_reports.lesson(query)
 
     def post(query: body) -> ResultModel:  # type: ignore[valid-type]
-        return reports.lesson(query)
+        return instant_reports.lesson(query)
 
     for method, answer in (("GET", get), ("POST", post)):
         router.add_api_route(

@@ -17,15 +17,15 @@ import numpy as np
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from headdiv.schemas import HDIRequest
+from headdiv.schemas.errors import EngineError
+from headdiv.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
+from headdiv.schemas.results.reports import HdiReport
 from headdiv.server.api.errors import validation_body
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.responses import ERROR_RESPONSES
 from headdiv.server.settings import ServerSettings
-from headdiv.workers import reports
-from headdiv.workers.errors import EngineError
-from headdiv.workers.schemas import HDIRequest
-from headdiv.workers.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
-from headdiv.workers.schemas.results.reports import HdiReport
+from headdiv.workers import instant_reports
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["diversity"], responses=ERROR_RESPONSES)
@@ -57,7 +57,7 @@ def _refuse(reason: str) -> Response:
 async def post_hdi(body: HDIRequest, request: Request) -> Any:
     def compute(should_stop: Callable[[], bool]) -> bytes:
         matrices = [np.asarray(m, dtype=np.float64) for m in body.matrices]
-        report = reports.hdi(
+        report = instant_reports.hdi(
             matrices, max_angle_pairs=MAX_LISTED_PAIRS, max_angles=MAX_LISTED_ANGLES, should_stop=should_stop
         )
         return report.model_dump_json().encode()

@@ -20,14 +20,14 @@ from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, R
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from headdiv.schemas.builtin_models import BUILTINS
+from headdiv.schemas.errors import MeasurementStopped, ModelFileError
+from headdiv.schemas.fields import MAX_SEED
+from headdiv.schemas.results.reports import BuiltinModels, ModelHeadsReport
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.origin import UPLOAD_HEADER, check_upload_origin
 from headdiv.server.settings import ServerSettings, get_server_settings
-from headdiv.workers import reports
-from headdiv.workers.errors import MeasurementStopped, ModelFileError
-from headdiv.workers.schemas.builtin_models import BUILTINS
-from headdiv.workers.schemas.fields import MAX_SEED
-from headdiv.workers.schemas.results.reports import BuiltinModels, ModelHeadsReport
+from headdiv.workers import instant_reports
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/models", tags=["models"])
@@ -63,14 +63,14 @@ def _refuse(field: str, msg: str) -> JSONResponse:
 
 @router.get("/builtin", summary="Built-in example models and whether each is installed")
 def get_builtins() -> BuiltinModels:
-    return BuiltinModels(models=reports.builtin_models())
+    return BuiltinModels(models=instant_reports.builtin_models())
 
 
 def _builtin(name: str, seed: int) -> ModelHeadsReport | JSONResponse:
     if name not in BUILTINS:
         raise HTTPException(404, f"unknown built-in model {name!r}; known: {sorted(BUILTINS)}")
     try:
-        return reports.builtin_heads(name, seed)
+        return instant_reports.builtin_heads(name, seed)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from exc
     except ModelFileError as exc:  # a broken installation: say so rather than 500
@@ -158,7 +158,7 @@ async def post_model_hdi(
     name = os.path.basename(file.filename or "upload.safetensors")[:200]
 
     def measure(should_stop: Any) -> ModelHeadsReport:
-        return reports.model_heads(
+        return instant_reports.model_heads(
             file.file, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
         )
 

@@ -14,6 +14,17 @@ from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from headdiv.schemas.polls import (
+    ANSWERED_ALREADY,
+    NOT_ISSUED,
+    POLL_FULL,
+    POLL_ID_PATTERN,
+    PollAnswer,
+    PollCreate,
+    PollView,
+    VoterIssued,
+    VoterRequest,
+)
 from headdiv.server.api.deps import BackendDep, call
 from headdiv.server.api.responses import ERROR_RESPONSES, client_of
 from headdiv.server.backends.base import JobBackend
@@ -25,17 +36,6 @@ from headdiv.server.polls import (
     PollStore,
     RedisPolls,
     VoterTokens,
-)
-from headdiv.workers.schemas.polls import (
-    ANSWERED_ALREADY,
-    NOT_ISSUED,
-    POLL_FULL,
-    POLL_ID_PATTERN,
-    PollAnswer,
-    PollCreate,
-    PollView,
-    VoterIssued,
-    VoterRequest,
 )
 
 router = APIRouter(prefix="/polls", tags=["polls"])

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
+from headdiv.schemas import TheoryQuery
+from headdiv.schemas.errors import EngineError
+from headdiv.schemas.results.reports import TheoryReport
 from headdiv.server.api.errors import invalid_body
 from headdiv.server.api.query_text import from_query_text
-from headdiv.workers import reports
-from headdiv.workers.errors import EngineError
-from headdiv.workers.schemas import TheoryQuery
-from headdiv.workers.schemas.results.reports import TheoryReport
+from headdiv.workers import instant_reports
 
 if TYPE_CHECKING:
     TheoryText = TheoryQuery
@@ -27,7 +27,7 @@ router = APIRouter(prefix="/theory", tags=["theory"])
 )
 def get_architecture_theory(query: Annotated[TheoryText, Query()]) -> Any:
     try:
-        body = reports.theory(query).model_dump_json()
+        body = instant_reports.theory(query).model_dump_json()
     except (EngineError, ValueError) as exc:
         return invalid_body(f"query: {exc}")
     return Response(content=body, media_type="application/json")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headdiv.workers.lru import ByteLRU
+from headdiv.schemas.lru import ByteLRU
 
 
 class MemoryCache:

@@ -1,0 +1,257 @@
+"""The lab from Python: `headdiv.simulate(H=8, theta=45)` and the other calls (docs/python.md).
+
+Every call takes the fields of the API's request body as keyword arguments (or the request model itself),
+validates them with the API's own model (a bad value raises `InvalidRequest`, whose lines name the field
+as the API's 422 does), runs the computation, and returns a `headdiv.lab.results.Result`.
+
+By default the computation runs in this process (CUDA when torch sees a GPU), through the same job
+protocol as the server's (`headdiv.workers.jobs.runner.run_job`); `headdiv.connect(url)` sends the same
+calls to a running server (its cache, its GPU workers) and returns the same objects, with the same job id.
+Long jobs show a progress bar (tqdm's, notebook-aware, when tqdm is installed) and stop on Ctrl-C or a
+notebook's stop button: a local run is interrupted, a remote job is cancelled on the server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from headdiv.lab.calls import CALLS, CallSpec, HeadsRequest
+from headdiv.lab.results import Result
+from headdiv.schemas.fields import error_lines
+from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.workers.jobs.ids import canonical_payload, job_id
+
+POLL_S = 2.0
+
+
+class InvalidRequest(ValueError):
+    """A request the API would refuse with 422: one `<field>: <reason>` line per problem (`problems`)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class JobFailed(RuntimeError):
+    """The computation ended without a result; the message is the job's reason."""
+
+
+def _request(spec: CallSpec, given: BaseModel | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> BaseModel:
+    if isinstance(given, spec.model) and not fields:
+        return given
+    data = {**(given.model_dump() if isinstance(given, BaseModel) else dict(given or {})), **fields}
+    try:
+        return spec.model.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidRequest(error_lines(exc.errors(include_url=False))) from None
+
+
+def _has(module: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
+
+
+class _Bar:
+    """A progress bar when tqdm is installed and the job is long enough to care; otherwise nothing."""
+
+    def __init__(self, label: str, shown: bool) -> None:
+        self.label, self.shown = label, shown
+        self.bar: Any = None
+
+    def __call__(self, fraction: float) -> None:
+        if not self.shown:
+            return
+        if self.bar is None:
+            try:
+                from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]
+
+                if _has("ipywidgets"):  # a notebook's widget bar (tqdm.auto warns without ipywidgets)
+                    from tqdm.auto import tqdm  # type: ignore[import-untyped,no-redef,unused-ignore]
+            except ImportError:
+                self.shown = False
+                return
+            self.bar = tqdm(total=100, desc=self.label, leave=False)
+        self.bar.update(max(0, round(fraction * 100) - self.bar.n))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class Lab:
+    """Where the calls run: this process (`url` None) or the headdiv server at `url`."""
+
+    def __init__(self, url: str | None = None, *, progress: bool = True, timeout_s: float = 3600.0) -> None:
+        self.url = url.rstrip("/") if url else None
+        self.progress = progress
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"Lab({self.url or 'this process'})"
+
+    def run(self, name: str, given: BaseModel | Mapping[str, Any] | None = None, **fields: Any) -> Result:
+        """The call `name` (`simulate`, `surface`, ...) on a request or its fields."""
+        spec = CALLS.get(name)
+        if spec is None:
+            raise ValueError(f"no call {name!r}; the calls are {', '.join(CALLS)}")
+        request = _request(spec, given, fields)
+        jid = job_id(spec.kind, canonical_payload(request)) if spec.kind else None
+        bar = _Bar(name, self.progress)
+        try:
+            result = self._remote(spec, request, jid, bar) if self.url else self._local(spec, request, bar)
+        finally:
+            bar.close()
+        return Result(name, request, result, jid)
+
+    def _local(self, spec: CallSpec, request: BaseModel, bar: _Bar) -> Any:
+        if spec.kind is not None:
+            from headdiv.workers.jobs.runner import run_job
+
+            return run_job(spec.kind, request, progress=bar)
+        from headdiv.workers import instant_reports
+
+        if spec.name == "hdi":
+            import numpy as np
+
+            return instant_reports.hdi([np.asarray(m, dtype=np.float64) for m in request.matrices])  # type: ignore[attr-defined]
+        return instant_reports.theory(request)  # type: ignore[arg-type]
+
+    def _client(self) -> Any:
+        import httpx
+
+        return httpx.Client(base_url=f"{self.url}/api/v1", timeout=max(30.0, POLL_S + 30))
+
+    def _remote(self, spec: CallSpec, request: BaseModel, jid: str | None, bar: _Bar) -> Any:
+        body = request.model_dump(mode="json")
+        with self._client() as http:
+            if spec.method == "GET":
+                return spec.result.model_validate(_answer(http.get(spec.path, params=body)))
+            if spec.kind is None:
+                return spec.result.model_validate(_answer(http.post(spec.path, json=body)))
+            state = _answer(http.post(spec.path, json=body, params={"wait": POLL_S}))
+            deadline = time.monotonic() + self.timeout_s
+            try:
+                while state.get("status") in ("queued", "running"):
+                    bar(float(state.get("progress") or 0.0))
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"job {state.get('job_id')} not done in {self.timeout_s:g} s")
+                    state = _answer(http.get(f"/jobs/{state['job_id']}", params={"wait": POLL_S}))
+            except BaseException:  # Ctrl-C, a notebook's stop button, the timeout: the server stops it too
+                if state.get("status") in ("queued", "running"):
+                    http.delete(f"/jobs/{state['job_id']}")
+                raise
+            if state.get("status") != "finished":
+                error = state.get("error") or {}
+                raise JobFailed(f"{spec.name}: {error.get('message') or state.get('status')}")
+            return spec.result.model_validate(state["result"])
+
+    def heads(
+        self,
+        model_or_path: str,
+        *,
+        num_heads: int | None = None,
+        num_kv_heads: int | None = None,
+        seed: int = 0,
+    ) -> Result:
+        """Per-layer key and query HDI of a trained model: a built-in model's name (`headdiv.models()`
+        lists them) or a `.safetensors` file (the same report as the dashboard's Real models view)."""
+        try:
+            query = HeadsRequest(model=str(model_or_path), num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed)
+        except ValidationError as exc:
+            raise InvalidRequest(error_lines(exc.errors(include_url=False))) from None
+        result = self._remote_heads(query) if self.url else self._local_heads(query)
+        return Result("heads", query, result)
+
+    def _local_heads(self, query: HeadsRequest) -> ModelHeadsReport:
+        from headdiv.workers import instant_reports
+
+        builtin = {m.name for m in instant_reports.builtin_models()}
+        if query.model in builtin:
+            return instant_reports.builtin_heads(query.model, query.seed)
+        return instant_reports.model_heads(
+            query.model, num_heads=query.num_heads, num_kv_heads=query.num_kv_heads, seed=query.seed
+        )
+
+    def _remote_heads(self, query: HeadsRequest) -> ModelHeadsReport:
+        import os
+
+        with self._client() as http:
+            if not os.path.exists(query.model):
+                got = http.get(f"/models/builtin/{query.model}/hdi", params={"seed": query.seed}, timeout=600)
+                return ModelHeadsReport.model_validate(_answer(got))
+            form = {k: str(v) for k, v in (("num_heads", query.num_heads), ("num_kv_heads", query.num_kv_heads)) if v}
+            with open(query.model, "rb") as f:
+                got = http.post(
+                    "/models/hdi",
+                    files={"file": (os.path.basename(query.model), f)},
+                    data={**form, "seed": str(query.seed)},
+                    headers={"X-Headdiv-Upload": "1"},
+                    timeout=600,
+                )
+            return ModelHeadsReport.model_validate(_answer(got))
+
+
+def _answer(response: Any) -> dict[str, Any]:
+    """The JSON of an answer; a 422 as `InvalidRequest` (its field lines), anything else as `JobFailed`."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    if response.status_code == 422:
+        detail = body.get("detail")
+        lines = (
+            [f"{'.'.join(str(p) for p in d.get('loc', [])[1:])}: {d.get('msg')}" for d in detail]
+            if isinstance(detail, list)
+            else [str(detail)]
+        )
+        raise InvalidRequest(lines)
+    if response.status_code >= 400:
+        detail = body.get("detail") if isinstance(body, dict) else None
+        raise JobFailed(f"{response.status_code}: {detail or response.text[:200]}")
+    return body if isinstance(body, dict) else {}
+
+
+def _call(name: str) -> Callable[..., Result]:
+    def call(given: BaseModel | Mapping[str, Any] | None = None, /, **fields: Any) -> Result:
+        return default_lab().run(name, given, **fields)
+
+    spec = CALLS[name]
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (
+        f"{(spec.model.__doc__ or name).strip().splitlines()[0]}\n\nKeyword arguments are the fields of "
+        f"`{spec.model.__name__}` (the body of `{spec.method} /api/v1{spec.path}`); returns a `Result`."
+    )
+    return call
+
+
+_DEFAULT = [Lab()]
+
+
+def default_lab() -> Lab:
+    return _DEFAULT[0]
+
+
+def connect(url: str | None) -> Lab:
+    """Send every later call to the headdiv server at `url` (None: back to this process); returns its Lab."""
+    _DEFAULT[0] = Lab(url)
+    return _DEFAULT[0]
+
+
+simulate = _call("simulate")
+surface = _call("surface")
+architecture = _call("architecture")
+sweep = _call("sweep")
+covariance = _call("covariance")
+train = _call("train")
+hdi = _call("hdi")
+theory = _call("theory")
+
+
+def heads(model_or_path: str, **options: Any) -> Result:
+    """Per-layer key and query HDI of a trained model (a built-in name or a `.safetensors` path)."""
+    return default_lab().heads(model_or_path, **options)

@@ -1,0 +1,4 @@
+"""The one version of headdiv: the package, the engine, the worker and the API all report it (a leaf
+module: importing it imports nothing else of headdiv)."""
+
+__version__ = "0.1.0"

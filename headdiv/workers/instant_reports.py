@@ -1,0 +1,108 @@
+"""The one road from the server (API, CLI) to the engine for what is not a job: reports computed at once.
+
+Jobs go through the job protocol (`headdiv.workers.jobs`); everything else the server asks of the
+compute side is here: HDI of given head matrices, the closed-form theory curves, the foundations
+lessons, trained models' head diversity, and the engine's warm-up, speed and device. Each function
+imports the engine where it runs, so building the API (and `headdiv --help`) never loads torch.
+The errors they raise on purpose are `headdiv.schemas.errors`'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from headdiv.schemas.lessons import LessonQuery
+from headdiv.schemas.requests import TheoryQuery
+from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.reports import BuiltinModel, HdiReport, ModelHeadsReport, TheoryReport
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from headdiv.workers.models.safetensors_file import Source
+
+
+def hdi(
+    matrices: Sequence[NDArray[np.float64]],
+    *,
+    max_angle_pairs: int | None = None,
+    max_angles: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> HdiReport:
+    """HDI, overlap matrix and principal angles of any head matrices (docs/model.md section 6)."""
+    from headdiv.workers.engine.diversity import hdi_report
+
+    return hdi_report(matrices, max_angle_pairs=max_angle_pairs, max_angles=max_angles, should_stop=should_stop)
+
+
+def theory(query: TheoryQuery) -> TheoryReport:
+    """The architecture objective at every split of the budget and the optimal-split curves (section 7)."""
+    from headdiv.workers.engine.theory import architecture_theory
+
+    return architecture_theory(query)
+
+
+def lesson(query: LessonQuery) -> ResultModel:
+    """The answer of the foundations lesson whose query model `query` is (its `Lesson.answer` model)."""
+    from headdiv.workers.engine.foundations import lesson_runner
+
+    return lesson_runner(query)(query)
+
+
+def model_heads(
+    source: Source,
+    *,
+    num_heads: int | None = None,
+    num_kv_heads: int | None = None,
+    seed: int = 0,
+    model: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> ModelHeadsReport:
+    """Per-layer key and query HDI of a safetensors file, with the random-subspace baseline."""
+    from headdiv.workers.models.model_hdi import model_hdi
+
+    return model_hdi(
+        source, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=model, should_stop=should_stop
+    )
+
+
+def builtin_heads(name: str, seed: int = 0) -> ModelHeadsReport:
+    """`model_heads` of an installed built-in model (KeyError: unknown; LookupError: not installed)."""
+    from headdiv.workers.models.builtin import builtin_hdi
+
+    return builtin_hdi(name, seed)
+
+
+def builtin_models() -> list[BuiltinModel]:
+    """Every known built-in model, whether it is installed, and its shape when it is."""
+    from headdiv.workers.models.builtin import list_builtins
+
+    return list_builtins()
+
+
+def warm_up() -> bool:
+    """Load every module a job imports lazily and compile the NW step ahead of the first request; False when
+    compilation is off or fails. A first import holds the interpreter for a second or more (scipy, for the
+    surfaces' fits): paid here, never by a job while another runs beside it."""
+    import headdiv.workers.engine.dispatch
+    import headdiv.workers.engine.multicell
+    import headdiv.workers.engine.simulation  # noqa: F401
+    from headdiv.workers.engine.nw import warm_up as compile_step
+
+    return compile_step()
+
+
+def measure_speed(device: str | None = None) -> float:
+    """This process's engine speed, in work units per second (admission control's yardstick)."""
+    from headdiv.workers.engine.speed import measure_speed as measure
+
+    return measure(device)
+
+
+def device_name() -> str:
+    """The device the engine resolves to here ('cpu', 'cuda:0'); raises EngineError when none can be used."""
+    from headdiv.workers.engine.device import resolve_device
+
+    return str(resolve_device(None))
