@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from headdiv.dashboard.views.diversity import verdict as diversity_verdict
-from headdiv.figures.training import verdict as training_verdict
+from headdiv.figures.verdicts import diversity_verdict, training_verdict
 from headdiv.schemas import DiversitySweepRequest, Scenario
 from headdiv.schemas.results.labs import CovarianceMatrices, CovarianceResult, TrainingResult
 from headdiv.schemas.results.sweeps import DiversityBound, DiversityPoint, DiversitySweepResult

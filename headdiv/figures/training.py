@@ -3,7 +3,6 @@ overlaps and principal angles (the frame the step slider picks)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -17,15 +16,11 @@ from headdiv.figures.theme import (
     ENSEMBLE_COLOR,
     THEORY_COLOR,
     fmt,
-    fmt_se,
     styled,
 )
 from headdiv.schemas.results.labs import TrainingResult
-from headdiv.schemas.verdicts import SIGNIFICANT_Z
 
 T = TypeVar("T")
-HDI_MOVES = 0.01
-"""A change of HDI smaller than this is called no change (HDI is exact: no Monte Carlo error)."""
 
 
 def _marker(fig: go.Figure, result: TrainingResult, frame: int | None) -> None:
@@ -110,30 +105,3 @@ def angles_at(result: TrainingResult, frame: int) -> go.Figure:
     fig.update_yaxes(title_text="degrees", range=[0, 92])
     fig.update_layout(barmode="group")
     return styled(fig, "Principal angles between heads", legend=most <= 8)
-
-
-def verdict(result: TrainingResult) -> str:
-    """One sentence on what the run shows, tested on the numbers its charts draw: did HDI rise, fall or stay
-    (by more than 0.01), did the held-out MSE move by more than two standard errors of the change, and what
-    moved the heads: gradient descent alone (λ = 0) or with the diversity penalty pushing them apart."""
-    hdi, mse, se, steps = result.hdi, result.mse, result.mse_se, result.steps
-    if len(steps) < 2 or hdi[0] is None or hdi[-1] is None:
-        return "Not enough recorded steps to say what this run answers yet."
-    dh, dm = hdi[-1] - hdi[0], mse[-1] - mse[0]
-    moved = "rose" if dh > HDI_MOVES else "fell" if dh < -HDI_MOVES else "stayed put"
-    spread = math.hypot(se[0], se[-1])
-    if abs(dm) > SIGNIFICANT_Z * spread:
-        follow = ("and the held-out MSE fell" if dm < 0 else "yet the held-out MSE rose") + (
-            f" from {fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])}"
-        )
-    else:
-        follow = f"and the held-out MSE stayed within its Monte Carlo error ({fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])})"
-    why = "."
-    if dh > HDI_MOVES:
-        penalty = result.penalty_weight
-        why = (
-            " — gradient descent alone made the heads more diverse."
-            if penalty == 0
-            else f" — with the diversity penalty λ = {fmt(penalty)} pushing the heads apart."
-        )
-    return f"Over {steps[-1]} steps the HDI {moved} from {fmt(hdi[0])} to {fmt(hdi[-1])}, {follow}{why}"

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from headdiv.figures.theme import fmt, fmt_se
+from headdiv.figures.verdicts import covariance_verdict, diversity_verdict, training_verdict
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
 from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport, TheoryReport
@@ -54,26 +55,20 @@ def _architecture(r: ArchitectureResult) -> Rows:
 
 
 def _sweep(r: DiversitySweepResult) -> Rows:
-    from headdiv.dashboard.views.diversity import verdict
-
-    return [("angles", ", ".join(fmt(p.theta) for p in r.points)), ("verdict", verdict(r))]
+    return [("angles", ", ".join(fmt(p.theta) for p in r.points)), ("verdict", diversity_verdict(r))]
 
 
 def _covariance(r: CovarianceResult) -> Rows:
-    from headdiv.dashboard.views.covariance import verdict
-
-    return [("angles", ", ".join(fmt(t) for t in r.thetas)), ("verdict", verdict(r))]
+    return [("angles", ", ".join(fmt(t) for t in r.thetas)), ("verdict", covariance_verdict(r))]
 
 
 def _training(r: TrainingResult) -> Rows:
-    from headdiv.figures.training import verdict
-
     last = len(r.steps) - 1
     return [
         ("steps", f"{r.steps[-1]} of {r.total_steps}" if r.steps else "none"),
         ("final MSE ± s.e.", fmt_se(r.mse[last], r.mse_se[last]) if r.steps else "—"),
         ("final HDI", fmt(r.hdi[last]) if r.steps else "—"),
-        ("verdict", verdict(r)),
+        ("verdict", training_verdict(r)),
     ]
 
 

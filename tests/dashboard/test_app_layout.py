@@ -12,6 +12,7 @@ from headdiv.dashboard.app import build_registry, create_dash_app
 from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.state import PageState
 from headdiv.dashboard.views import VIEWS
+from headdiv.figures.verdicts import diversity_verdict
 from headdiv.schemas.results.common import Split
 from headdiv.schemas.results.sweeps import (
     ArchitectureFit,
@@ -143,10 +144,10 @@ def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
         assert "theta" not in body[1]["base"]
     falling = [DiversityPoint(theta=t, hdi=t / 90, mse=0.5 - 0.2 * t / 90, mse_se=0.01) for t in (0, 45, 90)]
     holds = DiversitySweepResult.model_construct(points=falling, bound=DiversityBound(c0=0.3, K=0.2, values=[]))
-    assert diversity.verdict(holds).startswith("Holds")
+    assert diversity_verdict(holds).startswith("Holds")
     rising = [p.model_copy(update={"mse": 0.3 + 0.2 * p.theta / 90}) for p in falling]
     fails = DiversitySweepResult.model_construct(points=rising, bound=DiversityBound(c0=0.5, K=0.0, values=[]))
-    assert diversity.verdict(fails).startswith("Fails")
+    assert diversity_verdict(fails).startswith("Fails")
 
 
 def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:

@@ -13,10 +13,11 @@ import pytest
 from headdiv.dashboard.app import build_registry
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views.covariance import covariance_request, verdict
+from headdiv.dashboard.views.covariance import covariance_request
 from headdiv.dashboard.views.models import prune_forecast
 from headdiv.figures import covariance as cfigs
 from headdiv.figures import models as mfigs
+from headdiv.figures.verdicts import covariance_verdict
 from headdiv.schemas.results.labs import CovarianceResult
 from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.models import builtin_hdi, list_builtins
@@ -40,7 +41,7 @@ def test_covariance_charts_draw_finite_numbers(lab: dict[str, Any]) -> None:
 
 
 def test_covariance_verdict_names_the_three_numbers(lab: dict[str, Any]) -> None:
-    text = verdict(CovarianceResult.model_validate(lab))
+    text = covariance_verdict(CovarianceResult.model_validate(lab))
     assert text.startswith("At θ = 90°") and "shared noise" in text and "Lemma 4.1" in text
 
 

@@ -18,9 +18,9 @@ from headdiv.dashboard.app import create_dash_app
 from headdiv.dashboard.ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
 from headdiv.dashboard.jobs import _finished, progress_text
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views.diversity import verdict
 from headdiv.figures import sweeps as figs
 from headdiv.figures.theme import MSE_NAME
+from headdiv.figures.verdicts import diversity_verdict
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
 from headdiv.workers.engine import multicell
 from headdiv.workers.jobs.state import CellCount, JobState
@@ -76,7 +76,7 @@ def test_sweep_figures_and_verdict_draw_partial_results(done: set[int]) -> None:
         _no_nan_text(fig)
     mse = next(t for t in figs.mse_vs_hdi(result).data if t.name == MSE_NAME)
     assert sum(v is not None for v in mse.y) == len(done)
-    text = verdict(result)
+    text = diversity_verdict(result)
     assert ("Sweeping" in text) == (len(done) < 6)
     if len(done) < 6:
         assert f"{len(done)} of 6 angles" in text

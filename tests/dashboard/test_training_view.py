@@ -12,6 +12,7 @@ from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import training as view
 from headdiv.figures import training as figs
+from headdiv.figures.verdicts import training_verdict
 from headdiv.schemas.results.labs import TrainingResult
 from headdiv.schemas.training import TrainingRequest
 from headdiv.workers.jobs.runner import run_job
@@ -70,16 +71,18 @@ def test_verdict_says_what_the_run_answers(trained: dict[str, Any]) -> None:
     rising = TrainingResult.model_construct(
         steps=[0, 100], hdi=[0.2, 0.8], mse=[0.3, 0.2], mse_se=[0.0, 0.0], penalty_weight=0.0
     )
-    assert figs.verdict(rising) == (
+    assert training_verdict(rising) == (
         "Over 100 steps the HDI rose from 0.2 to 0.8, and the held-out MSE fell from 0.3 to 0.2 — gradient "
         "descent alone made the heads more diverse."
     )
-    falling = figs.verdict(
+    falling = training_verdict(
         TrainingResult.model_construct(steps=[0, 50], hdi=[0.8, 0.5], mse=[0.3, 0.4], mse_se=[0.0, 0.0])
     )
     assert "HDI fell from 0.8 to 0.5" in falling and "MSE rose" in falling
-    assert "Not enough" in figs.verdict(TrainingResult.model_construct(steps=[0], hdi=[None], mse=[0.3], mse_se=[0.0]))
-    assert figs.verdict(TrainingResult.model_validate(trained)).startswith("Over 6 steps the HDI")
+    assert "Not enough" in training_verdict(
+        TrainingResult.model_construct(steps=[0], hdi=[None], mse=[0.3], mse_se=[0.0])
+    )
+    assert training_verdict(TrainingResult.model_validate(trained)).startswith("Over 6 steps the HDI")
 
 
 def test_a_preset_opens_the_training_lab() -> None:

@@ -15,7 +15,7 @@ from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.dashboard.views.diversity import thetas
 from headdiv.figures import covariance as figs
-from headdiv.figures.theme import fmt, fmt_se
+from headdiv.figures.verdicts import covariance_verdict
 from headdiv.schemas.results.labs import CovarianceResult
 
 MAX_PAIR = 120
@@ -59,26 +59,6 @@ def layout(state: PageState) -> Component:
     )
 
 
-def verdict(result: CovarianceResult) -> str:
-    """What the largest angle shows: the lemma's bound, the measured covariance, and the shared noise."""
-    mean = result.mean_pair
-    if not result.thetas or not mean.measured:
-        return ""
-    theta = result.thetas[-1]
-    measured, se = mean.measured[-1], mean.measured_se[-1]
-    shared, bound = mean.shared_noise[-1], mean.bound[-1]
-    text = (
-        f"At θ = {fmt(theta)}° the heads' mean covariance is {fmt_se(measured, se)}; the shared noise "
-        f"σ²E[Σ w w′] alone is {fmt(shared)} (σ²/n = {fmt(result.sigma2_over_n)}); Lemma 4.1 bounds it by "
-        f"{fmt(bound)}."
-    )
-    if theta == 90 and measured > bound + 2 * se:
-        text += " The bound says orthogonal heads do not covary; they do, through the noise they share."
-    if not result.complete:
-        text += " (partial: the remaining angles are still running)"
-    return text
-
-
 def charts(result: CovarianceResult, pair: Any) -> dict[str, Any]:
     """The lab's charts for a result, by name, the curves of `pair` (0: the mean over pairs)."""
     pair = int(pair or 0)
@@ -99,7 +79,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             Output(chart_id("cv-pairs"), "figure"),
             Output("cv-verdict", "children"),
         ],
-        lambda result, pair: (*charts(result, pair).values(), verdict(result)),
+        lambda result, pair: (*charts(result, pair).values(), covariance_verdict(result)),
         Input("cv-pair", "value"),
     )
 

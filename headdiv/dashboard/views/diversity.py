@@ -16,9 +16,8 @@ from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.figures import sweeps as figs
-from headdiv.figures.theme import fmt, fmt_se
+from headdiv.figures.verdicts import diversity_verdict
 from headdiv.schemas.results.sweeps import DiversitySweepResult
-from headdiv.schemas.verdicts import SIGNIFICANT_Z, worst_rise
 
 
 def thetas(count: int) -> list[float]:
@@ -96,37 +95,6 @@ def layout(state: PageState) -> Component:
     )
 
 
-def verdict(result: DiversitySweepResult) -> str:
-    """What the sweep says of Theorem 4.2, tested here on the numbers the chart draws (each angle's MSE with
-    its standard error, and the bound drawn beside it): does the MSE ever rise with HDI by more than two
-    standard errors, and where most; the tightest bound of the theorem's form, with its constants."""
-    points = result.points
-    done = [p for p in points if p.mse is not None and p.hdi is not None]
-    if len(done) < len(points) or not points:  # a partial result: the verdict waits for every angle
-        return f"Sweeping: {len(done)} of {len(points)} angles done."
-    hdi = [p.hdi for p in done if p.hdi is not None]
-    mse = [p.mse for p in done if p.mse is not None]
-    se = [p.mse_se or 0.0 for p in done]
-    c0, k = result.bound.c0, result.bound.K
-    form = "c₀ + K (H−1)/H (1 − HDI)"
-    consts = f" with c₀ = {fmt(c0)}, K = {fmt(k)}" if c0 is not None and k is not None else ""
-    rise = worst_rise(hdi, mse, se)
-    if rise is None:
-        return (
-            f"Holds: across the {len(done)} angles the MSE never rises with HDI by more than "
-            f"{SIGNIFICANT_Z:g} standard errors, and the bound {form}{consts} lies on or above the MSE at every "
-            "angle: more diversity, lower MSE, as Theorem 4.2 says."
-        )
-    lo, hi = done[rise.lower], done[rise.higher]
-    flat = " The tightest bound of the theorem's form is then flat (K = 0): diversity buys nothing." if k == 0 else ""
-    return (
-        f"Fails: at θ = {fmt(hi.theta)}° (HDI {fmt(hi.hdi)}) the MSE, {fmt_se(hi.mse, hi.mse_se)}, "
-        f"is above its value at θ = {fmt(lo.theta)}° (HDI {fmt(lo.hdi)}), "
-        f"{fmt_se(lo.mse, lo.mse_se)}, by {fmt(rise.z)} standard errors: more diversity, higher MSE."
-        f"{flat} Here diversity costs bias that the theorem assumes away (docs/model.md §8.2)."
-    )
-
-
 def charts(regime: Regime, result: DiversitySweepResult, _state: PageState | None = None) -> dict[str, Any]:
     """A regime's charts for its sweep, by name."""
     p = regime.prefix
@@ -144,7 +112,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
                 Output(chart_id(f"{p}-corr"), "figure"),
                 Output(f"{p}-verdict", "children"),
             ],
-            partial(lambda r, result: (*charts(r, result).values(), verdict(result)), regime),
+            partial(lambda r, result: (*charts(r, result).values(), diversity_verdict(result)), regime),
         )
 
 

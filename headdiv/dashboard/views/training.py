@@ -15,6 +15,7 @@ from headdiv.dashboard.jobs import computed, draw_result, stored_result
 from headdiv.dashboard.state import PageState, Param, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
 from headdiv.figures import training as figs
+from headdiv.figures.verdicts import training_verdict
 from headdiv.schemas.results.labs import TrainingResult
 from headdiv.schemas.training import INITS, OPTIMIZERS, TrainingRequest
 
@@ -152,7 +153,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             figs.mse_split(result, int(frame or 0)),
             figs.overlap_at(result, int(frame or 0)),
             figs.angles_at(result, int(frame or 0)),
-            figs.verdict(result),
+            training_verdict(result),
         ),
         Input("tr-frame", "value"),
     )
