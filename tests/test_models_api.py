@@ -111,6 +111,19 @@ def test_bad_form_fields_get_422(client: TestClient, form: dict[str, object]) ->
     assert any(d["loc"][-1] in form for d in r.json()["detail"])
 
 
+def test_the_form_and_the_python_call_refuse_the_same_head_counts(client: TestClient) -> None:
+    """One bound per meaning: a model's heads per layer are capped alike by the HTTP form, the Python call's
+    request and the file reader (`MAX_MODEL_HEADS`)."""
+    from headdiv.lab.calls import HeadsRequest
+    from headdiv.schemas.fields import MAX_MODEL_HEADS
+
+    for field in ("num_heads", "num_kv_heads"):
+        r = upload(client, bert_bytes(), **{"num_heads": H, field: MAX_MODEL_HEADS + 1})
+        assert r.status_code == 422 and any(d["loc"][-1] == field for d in r.json()["detail"]), r.text
+        with pytest.raises(ValueError, match=field):
+            HeadsRequest.model_validate({"model": "x", field: MAX_MODEL_HEADS + 1})
+
+
 def test_missing_file_gets_422(client: TestClient) -> None:
     r = client.post("/api/v1/models/hdi", data={"num_heads": "4"})
     assert r.status_code == 422 and any(d["loc"] == ["body", "file"] for d in r.json()["detail"])

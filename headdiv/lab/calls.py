@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from headdiv.schemas import HDIRequest, TheoryQuery
-from headdiv.schemas.fields import MAX_SEED, StrictModel
+from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED, StrictModel
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.reports import HdiReport, TheoryReport
 from headdiv.workers.jobs.kinds import JOB_KINDS
-from headdiv.workers.models.head_counts import MAX_HEADS
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,6 @@ class HeadsRequest(StrictModel):
     """A trained model's heads: a built-in model's name or the path of a `.safetensors` file."""
 
     model: str = Field(min_length=1, description="A built-in model's name, or a .safetensors file's path.")
-    num_heads: int | None = Field(None, ge=1, le=MAX_HEADS, description="Query heads per layer (else read).")
-    num_kv_heads: int | None = Field(None, ge=1, le=MAX_HEADS, description="Key/value heads (grouped queries).")
+    num_heads: int | None = Field(None, ge=1, le=MAX_MODEL_HEADS, description="Query heads per layer (else read).")
+    num_kv_heads: int | None = Field(None, ge=1, le=MAX_MODEL_HEADS, description="Key/value heads (grouped queries).")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of the random-subspace baseline.")

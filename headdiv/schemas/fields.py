@@ -21,6 +21,10 @@ from pydantic.fields import FieldInfo
 
 MAX_SEED = 2**32 - 1
 
+MAX_MODEL_HEADS = 256
+"""Heads measured per layer of a trained model, whichever door asks (the API's form, the Python call, the
+file reader): the overlap matrix has H^2 / 2 pairs, and real models have at most ~128."""
+
 
 def _excerpt(value: str | bytes, limit: int = 24) -> str:
     text = repr(value[:limit])

@@ -28,7 +28,7 @@ else:
     SweepParam = Literal[SWEEP_PARAMS]
 MAX_AXIS_VALUES = 25
 MAX_BUDGET = 64 * 256
-MAX_HEADS = int(field_bounds(Scenario.model_fields["H"]).hi or 0)
+MAX_SCENARIO_HEADS = int(field_bounds(Scenario.model_fields["H"]).hi or 0)
 MAX_D_K = int(field_bounds(Scenario.model_fields["d_k"]).hi or 0)
 
 
@@ -143,7 +143,7 @@ class ArchitectureRequest(CellsRequest):
             "examples": [{"budget": 16, "base": {"replicates": 50}}],
             "x-rules": [
                 "base.geometry can follow a change of H (not 'tilted')",
-                f"at least one split H x d_k = budget with H <= {MAX_HEADS}, d_k <= {MAX_D_K} that the geometry allows",
+                f"at least one split H x d_k = budget with H <= {MAX_SCENARIO_HEADS}, d_k <= {MAX_D_K} that the geometry allows",
                 "every candidate is a valid scenario; their work together <= HEADDIV_MAX_JOB_WORK",
             ],
         }
@@ -160,7 +160,7 @@ class ArchitectureRequest(CellsRequest):
             )
         splits = self.splits()
         if not splits:
-            raise ValueError(f"budget: no split of {self.budget} has H <= {MAX_HEADS} and d_k <= {MAX_D_K}")
+            raise ValueError(f"budget: no split of {self.budget} has H <= {MAX_SCENARIO_HEADS} and d_k <= {MAX_D_K}")
         # tilts are one per head: they cannot survive a change of H
         update = {"tilts": None}
         return [_scenario_with(self.base, {**update, "H": h, "d_k": d}, f"candidate H={h}, d_k={d}") for h, d in splits]
@@ -171,7 +171,7 @@ class ArchitectureRequest(CellsRequest):
         out = []
         for d_k in range(1, min(self.budget, MAX_D_K) + 1):
             h = self.budget // d_k
-            if self.budget % d_k or h > MAX_HEADS:
+            if self.budget % d_k or h > MAX_SCENARIO_HEADS:
                 continue
             try:
                 geometry.check(self.base.model_copy(update={"H": h, "d_k": d_k}))

@@ -10,10 +10,8 @@ import re
 from dataclasses import dataclass
 
 from headdiv.schemas.errors import ModelFileError
+from headdiv.schemas.fields import MAX_MODEL_HEADS
 from headdiv.workers.models.naming import AttentionLayout
-
-MAX_HEADS = 256
-"""Heads measured per layer: the overlap matrix has H^2 / 2 pairs (real models have at most ~128)."""
 
 _HEAD_KEYS = ("num_attention_heads", "num_heads", "n_head", "n_heads")
 _KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_kv_heads")
@@ -63,9 +61,9 @@ def resolve_head_counts(
             "query rows split into heads",
             field="num_heads",
         )
-    if num_heads > MAX_HEADS:
+    if num_heads > MAX_MODEL_HEADS:
         raise ModelFileError(
-            f"num_heads = {num_heads}: at most {MAX_HEADS} heads per layer are measured", field="num_heads"
+            f"num_heads = {num_heads}: at most {MAX_MODEL_HEADS} heads per layer are measured", field="num_heads"
         )
     if num_heads < 1 or layout.query_width % num_heads:
         raise ModelFileError(

@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, Response
 
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.errors import MeasurementStopped, ModelFileError
-from headdiv.schemas.fields import MAX_SEED
+from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED
 from headdiv.schemas.results.reports import BuiltinModels, ModelHeadsReport
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.origin import UPLOAD_HEADER, check_upload_origin
@@ -32,7 +32,6 @@ from headdiv.workers import instant_reports
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/models", tags=["models"])
 
-MAX_HEADS = 4096
 ABSENT: Any = None
 """The default of an optional form field (None: read from the file)."""
 FORM_FIELDS = frozenset({"file", "num_heads", "num_kv_heads", "seed"})
@@ -134,9 +133,9 @@ async def post_model_hdi(
     file: Annotated[UploadFile, File(description="A .safetensors file (pickles are refused).")],
     # `int` defaulting to None rather than `int | None`: a form field cannot be null, so the schema says
     # integer (left out when not given) instead of offering a null that no form can send
-    num_heads: Annotated[int, Form(ge=1, le=MAX_HEADS, description="Query heads per layer.")] = ABSENT,
+    num_heads: Annotated[int, Form(ge=1, le=MAX_MODEL_HEADS, description="Query heads per layer.")] = ABSENT,
     num_kv_heads: Annotated[
-        int, Form(ge=1, le=MAX_HEADS, description="Key/value heads (grouped-query models).")
+        int, Form(ge=1, le=MAX_MODEL_HEADS, description="Key/value heads (grouped-query models).")
     ] = ABSENT,
     seed: Annotated[int, Form(ge=0, le=MAX_SEED, description="Seed of the random-subspace baseline.")] = 0,
     upload_header: Annotated[
