@@ -149,9 +149,10 @@ def fan_out_once(redis_url: str, count: int) -> float:
     from rq import Worker
 
     from headdiv.schemas import SurfaceRequest
+    from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
     from headdiv.server.settings import ServerSettings
-    from headdiv.workers.jobs.ids import canonical_payload, job_id
+    from headdiv.workers.jobs.ids import job_id
     from tests.server.helpers import delete_queue
 
     queue = f"bench-{secrets.token_hex(4)}"
@@ -187,7 +188,7 @@ def fan_out_once(redis_url: str, count: int) -> float:
                 "y": {"param": "noise", "values": [0.1 * (k + 1) for k in range(12)]},
             }
         )
-        jid = job_id("surface", canonical_payload(request))
+        jid = job_id("surface", canonical(request))
         started = time.perf_counter()
         state = backend.submit("surface", request, jid)
         while not state.done:

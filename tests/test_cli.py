@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from headdiv.server import cli
+from headdiv import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBCOMMANDS = (
@@ -66,7 +66,7 @@ def test_each_subcommand_help_says_what_it_does(capsys: pytest.CaptureFixture[st
 def test_help_is_instant_because_torch_is_imported_lazily() -> None:
     code = (
         "import sys, contextlib, io\n"
-        "from headdiv.server import cli\n"
+        "from headdiv import cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try: cli.main(['--help'])\n"
         "    except SystemExit: pass\n"

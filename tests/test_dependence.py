@@ -14,11 +14,12 @@ from fastapi.testclient import TestClient
 
 from headdiv.dashboard.state import UrlRegistry, scenario_params
 from headdiv.schemas import Scenario, SurfaceRequest
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.requests import SWEEP_PARAMS
-from headdiv.server import cli
+from headdiv import cli
 from headdiv.server.main import create_app
 from headdiv.workers.jobs import ids
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from tests.server.conftest import embedded_settings
 
 # Job ids of i.i.d. requests as they were before `dependence` existed, at engine version "1" (the test pins
@@ -33,21 +34,21 @@ BEFORE = {
 
 def test_iid_job_ids_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ids, "ENGINE_VERSION", BEFORE_ENGINE)
-    assert job_id("simulation", canonical_payload(Scenario())) == BEFORE["default"]
-    assert job_id("simulation", canonical_payload(Scenario(dependence="iid"))) == BEFORE["default"]
+    assert job_id("simulation", canonical(Scenario())) == BEFORE["default"]
+    assert job_id("simulation", canonical(Scenario(dependence="iid"))) == BEFORE["default"]
     softmax = Scenario(H=8, noise=1.0, kernel="softmax")
-    assert job_id("simulation", canonical_payload(softmax)) == BEFORE["softmax"]
+    assert job_id("simulation", canonical(softmax)) == BEFORE["softmax"]
     surface = SurfaceRequest.model_validate(
         {"x": {"param": "theta", "values": [0, 90]}, "y": {"param": "H", "values": [2]}}
     )
-    assert job_id("surface", canonical_payload(surface)) == BEFORE["surface"]
+    assert job_id("surface", canonical(surface)) == BEFORE["surface"]
     assert "phi" not in Scenario().canonical() and "dependence" not in Scenario().canonical()
 
 
 def test_ar1_is_a_different_job_and_phi_a_surface_axis() -> None:
     ar1 = Scenario(dependence="ar1", phi=0.5)
-    assert ar1.canonical()["phi"] == 0.5 and ar1.canonical()["dependence"] == "ar1"
-    assert job_id("simulation", canonical_payload(ar1)) != BEFORE["default"]
+    assert canonical(ar1)["phi"] == 0.5 and canonical(ar1)["dependence"] == "ar1"
+    assert job_id("simulation", canonical(ar1)) != BEFORE["default"]
     assert "phi" in SWEEP_PARAMS
     surface = SurfaceRequest.model_validate(
         {

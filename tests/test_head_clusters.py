@@ -87,7 +87,7 @@ def test_gqa_query_heads_carry_their_key_group(tmp_path: Path) -> None:
 
 
 def test_cli_heads_prints_a_file_s_heads_ranked_as_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from headdiv.server import cli
+    from headdiv import cli
 
     rng = np.random.default_rng(6)
     p, d = 16, 2

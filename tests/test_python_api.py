@@ -21,8 +21,9 @@ from headdiv.figures.catalog import CHARTS
 from headdiv.lab.calls import CALLS
 from headdiv.lab.links import PAGE_OF
 from headdiv.lab.summaries import SUMMARIES, TABLES
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.reports import ModelHeadsReport
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread
 
@@ -51,7 +52,7 @@ def test_every_result_has_a_summary_a_table_charts_and_a_page() -> None:
 def test_a_simulation_from_python_is_the_apis_with_its_figures_link_and_command() -> None:
     r = headdiv.simulate(theta=30, **SMALL)
     assert isinstance(r, headdiv.Result) and r.mse == r.result.mse and r.mse > 0
-    assert r.job_id == job_id("simulation", canonical_payload(r.request))  # the id the API gives it
+    assert r.job_id == job_id("simulation", canonical(r.request))  # the id the API gives it
     text = str(r.summary())
     assert "MSE ± s.e." in text and f"{r.result.mse_se:.2g}"[:3] in text
     assert "<table" in r._repr_html_() and r"\pm" in r.summary().to_latex()
@@ -62,9 +63,7 @@ def test_a_simulation_from_python_is_the_apis_with_its_figures_link_and_command(
     # the command line computes the same request
     argv = shlex.split(r.command())
     assert argv[:2] == ["headdiv", "simulate"]
-    assert canonical_payload(CALLS["simulate"].model.model_validate(json.loads(argv[2]))) == canonical_payload(
-        r.request
-    )
+    assert canonical(CALLS["simulate"].model.model_validate(json.loads(argv[2]))) == canonical(r.request)
     # the link reopens exactly this scenario (no warning), and the Python line is itself a call
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -137,7 +136,7 @@ def test_ctrl_c_during_a_remote_job_cancels_it_on_the_server(server: str, monkey
     big = {**SMALL, "replicates": 2000, "queries": 128, "n": 1024, "H": 16, "seed": 11}
     with pytest.raises(KeyboardInterrupt):
         lab.Lab(server).run("simulate", **big)
-    jid = job_id("simulation", canonical_payload(CALLS["simulate"].model.model_validate(big)))
+    jid = job_id("simulation", canonical(CALLS["simulate"].model.model_validate(big)))
     import httpx
 
     deadline = time.monotonic() + 30

@@ -156,14 +156,15 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
+    from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
     from headdiv.server.main import warm_requests
-    from headdiv.workers.jobs.ids import canonical_payload, job_id
+    from headdiv.workers.jobs.ids import job_id
 
     backend = RQBackend(settings)
     requests = warm_requests()
     for kind, request in requests:
-        state = backend.submit(kind.name, request, job_id(kind.name, canonical_payload(request)), background=True)
+        state = backend.submit(kind.name, request, job_id(kind.name, canonical(request)), background=True)
         print(f"warm: {kind.name} {state.job_id[:12]} {state.status}", file=out, flush=True)
     print(f"warm: {len(requests)} computations submitted on queue {settings.low_queue_name}", file=out, flush=True)
     return EXIT_OK

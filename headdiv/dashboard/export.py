@@ -10,6 +10,7 @@ import shlex
 from typing import Any
 
 from headdiv.schemas.csv_tables import csv_text, records_csv
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.labs import CovarianceResult
 from headdiv.schemas.results.simulation import SimulationResult
@@ -63,7 +64,7 @@ def weighting_csv(result: SimulationResult) -> str:
     """The Weighting view as one table: a `scheme` row per scheme (its parameters, MSE, MSE standard error,
     bias², variance, covariance and the weight of each head, MAW's being its mean gate), then a `rho_curve`
     row per rho of the geometric curve (`best` marks the best rho on it)."""
-    scenario = result.scenario.canonical()
+    scenario = canonical(result.scenario)
     records: list[dict[str, Any]] = []
     for scheme in WEIGHTINGS:
         entry = result.weightings.get(scheme.name)

@@ -21,9 +21,9 @@ from pydantic import BaseModel, ValidationError
 
 from headdiv.lab.calls import CALLS, CallSpec, HeadsRequest
 from headdiv.lab.results import Result
-from headdiv.schemas.fields import error_lines
+from headdiv.schemas.fields import canonical, error_lines
 from headdiv.schemas.results.reports import ModelHeadsReport
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 
 POLL_S = 2.0
 
@@ -100,7 +100,7 @@ class Lab:
         if spec is None:
             raise ValueError(f"no call {name!r}; the calls are {', '.join(CALLS)}")
         request = _request(spec, given, fields)
-        jid = job_id(spec.kind, canonical_payload(request)) if spec.kind else None
+        jid = job_id(spec.kind, canonical(request)) if spec.kind else None
         bar = _Bar(name, self.progress)
         try:
             result = self._remote(spec, request, jid, bar) if self.url else self._local(spec, request, bar)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from headdiv.workers.jobs.ids import canonical_payload
+from headdiv.schemas.fields import canonical
 
 Page = dict[str, Any]
 
@@ -71,7 +71,7 @@ def link_of(call: str, request: BaseModel) -> tuple[str, bool]:
     values = {k: v for k, v in page(request).items() if k in registry.params}
     query = registry.serialize(values).lstrip("?")
     state = registry.parse(query)
-    wanted = canonical_payload(request)
+    wanted = canonical(request)
     view = next(v for v in VIEWS if v.id == state.get("tab"))
     if call == "heads":  # the Real models view reads a built-in model by name and seed (no job)
         exact = not state.notices and (state.get("model"), state.get("mseed")) == (request.model, request.seed)  # type: ignore[attr-defined]
@@ -87,6 +87,6 @@ def _same(built: tuple[str, dict[str, Any]] | None, wanted: Any) -> bool:
     from headdiv.workers.jobs.kinds import kind_at
 
     try:
-        return bool(canonical_payload(kind_at(built[0]).validate(built[1])) == wanted)
+        return bool(canonical(kind_at(built[0]).validate(built[1])) == wanted)
     except ValueError:
         return False

@@ -137,3 +137,9 @@ def error_lines(errors: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def first_error(exc: ValidationError) -> str:
     return error_line(exc.errors(include_url=False)[0])
+
+
+def canonical(request: BaseModel) -> dict[str, Any]:
+    """The one canonical form of a validated request: its JSON with every default filled, keys sorted. Job
+    ids, cache keys and the links that reproduce a result are all made from it."""
+    return dict(sorted(request.model_dump(mode="json").items()))

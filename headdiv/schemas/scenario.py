@@ -162,10 +162,6 @@ class ScenarioCore(StrictModel):
         """Each part of a run's cost in its own unit (`cost.PARTS`)."""
         return scenario_counts(self)
 
-    def canonical(self) -> dict[str, Any]:
-        """Normalised JSON form (defaults filled, sorted keys): the basis of job ids and cache keys."""
-        return dict(sorted(self.model_dump(mode="json").items()))
-
     def scenarios(self) -> list[Scenario]:
         """The simulations this request runs: itself (a surface or a sweep runs many)."""
         return [self]

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.middleware.gzip import GZipMiddleware
 
+from headdiv.schemas.fields import canonical
 from headdiv.server.admission import Admission, Speed
 from headdiv.server.api import errors
 from headdiv.server.api.docs_pages import install_docs
@@ -31,7 +32,7 @@ from headdiv.server.settings import ServerSettings, get_server_settings
 from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
 from headdiv.workers import __version__, instant_reports
 from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from headdiv.workers.jobs.kinds import JobKind, kind_at
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ def _start_up(backend: JobBackend, settings: ServerSettings) -> None:
                 log.warning("engine speed not measured; jobs are not bounded by it", exc_info=True)
     if settings.warm_start:
         for kind, request in warm_requests():
-            backend.submit(kind.name, request, job_id(kind.name, canonical_payload(request)), background=True)
+            backend.submit(kind.name, request, job_id(kind.name, canonical(request)), background=True)
 
 
 def internal_scope(app: FastAPI) -> dict[str, object]:

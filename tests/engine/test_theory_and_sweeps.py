@@ -8,6 +8,7 @@ import pytest
 
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
 from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.fields import canonical
 from headdiv.workers.engine import multicell
 from headdiv.workers.engine.simulation import simulate, simulate_many
 from headdiv.workers.engine.theory import (
@@ -19,7 +20,7 @@ from headdiv.workers.engine.theory import (
 )
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.cells import cached_summaries, cell_id, summarize
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.runner import JobRun, run_and_publish, run_job
 from headdiv.workers.jobs.state import JobState
@@ -112,7 +113,7 @@ def test_cancel_keeps_the_cells_it_finished() -> None:
     done = cached_summaries(cache, ids)
     assert [s is not None for s in done] == [True, True, False, False]
     published: list[JobState] = []
-    job = JobRun(job_id("surface", canonical_payload(req)), job_kind("surface"), req)
+    job = JobRun(job_id("surface", canonical(req)), job_kind("surface"), req)
     final = run_and_publish(job, cache, published.append)
     assert final.status == "finished" and final.cells is not None
     assert (final.cells.from_cache, final.cells.done, final.cells.total) == (2, 4, 4)

@@ -106,7 +106,7 @@ def test_api_runs_caches_and_refuses(api: TestClient) -> None:
 def test_cli_runs_the_lab(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from headdiv.server import cli
+    from headdiv import cli
 
     body = {"thetas": [90], "base": {**TINY, "replicates": 6}}
     assert cli.main(["covariance", json.dumps(body)]) == 0

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from headdiv.server import cli
+from headdiv import cli
 from tests.server.conftest import MODES, service
 from tests.server.helpers import RUN_SEED, poll, small
 

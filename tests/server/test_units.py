@@ -7,6 +7,7 @@ import json
 import pytest
 
 from headdiv.schemas import Scenario
+from headdiv.schemas.fields import canonical
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs import ids
 from headdiv.workers.jobs.cache.base import NonFiniteResult, encode_result
@@ -17,17 +18,13 @@ from headdiv.workers.jobs.state import JobError, JobState
 def test_job_id_is_the_same_for_the_same_computation() -> None:
     explicit = Scenario.model_validate({"H": 4, "d_k": 4, "n": 256, "theta": 45, "seed": 0})
     implicit = Scenario.model_validate({})
-    assert ids.job_id("simulation", ids.canonical_payload(explicit)) == ids.job_id(
-        "simulation", ids.canonical_payload(implicit)
-    )
+    assert ids.job_id("simulation", canonical(explicit)) == ids.job_id("simulation", canonical(implicit))
     other = Scenario.model_validate({"seed": 1})
-    assert ids.job_id("simulation", ids.canonical_payload(other)) != ids.job_id(
-        "simulation", ids.canonical_payload(implicit)
-    )
+    assert ids.job_id("simulation", canonical(other)) != ids.job_id("simulation", canonical(implicit))
 
 
 def test_job_id_depends_on_kind_and_engine_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    payload = ids.canonical_payload(Scenario())
+    payload = canonical(Scenario())
     first = ids.job_id("simulation", payload)
     assert ids.job_id("surface", payload) != first
     monkeypatch.setattr(ids, "ENGINE_VERSION", "999")

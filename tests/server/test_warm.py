@@ -17,11 +17,12 @@ from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.warm import warm_requests
 from headdiv.schemas import Scenario, SurfaceRequest
-from headdiv.server import cli
+from headdiv.schemas.fields import canonical
+from headdiv import cli
 from headdiv.server import main as server_main
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
@@ -67,11 +68,11 @@ def test_background_work_yields_to_a_users_job() -> None:
     backend = InlineBackend(MemoryCache(1 << 28), threads=2)
     try:
         background = surface_of(12)
-        bg_id = job_id("surface", canonical_payload(background))
+        bg_id = job_id("surface", canonical(background))
         backend.submit("surface", background, bg_id, background=True)
         wait_for(lambda: backend.get(bg_id).status == "running")  # type: ignore[union-attr]
         user = Scenario(**small(seed=SEED + 32))
-        user_id = job_id("simulation", canonical_payload(user))
+        user_id = job_id("simulation", canonical(user))
         backend.submit("simulation", user, user_id)
         wait_for(lambda: backend.get(user_id).done)  # type: ignore[union-attr]
         assert backend.get(user_id).status == "finished"  # type: ignore[union-attr]
@@ -86,7 +87,7 @@ def test_a_user_asking_for_a_background_computation_takes_it_over() -> None:
     backend = InlineBackend(MemoryCache(1 << 28), threads=2)
     try:
         first, second = surface_of(6, seed=SEED + 41), surface_of(6, seed=SEED + 42)
-        ids = [job_id("surface", canonical_payload(r)) for r in (first, second)]
+        ids = [job_id("surface", canonical(r)) for r in (first, second)]
         backend.submit("surface", first, ids[0], background=True)
         backend.submit("surface", second, ids[1], background=True)  # queued behind the first
         state = backend.submit("surface", second, ids[1])  # a user wants it now
@@ -103,7 +104,7 @@ def test_an_embedded_server_warms_its_cache_after_start(monkeypatch: pytest.Monk
     app = server_main.create_app(embedded_settings(warm_start=True), mount_dashboard=False)
     with TestClient(app) as client:
         backend: InlineBackend = app.state.backend
-        jid = job_id("simulation", canonical_payload(first_views[0][1]))
+        jid = job_id("simulation", canonical(first_views[0][1]))
         wait_for(lambda: (s := backend.get(jid)) is not None and s.done)
         r = client.post("/api/v1/simulations", json=small(seed=SEED + 51, H=3))
         assert r.status_code == 200 and r.json()["cached"] is True
@@ -150,7 +151,7 @@ def test_a_user_asking_for_warm_work_moves_it_ahead_of_the_rest_of_the_warm_star
         with TestClient(app) as client:
             backend = app.state.backend
             for kind, request in (("simulation", simulation), ("surface", surface)):
-                backend.submit(kind, request, job_id(kind, canonical_payload(request)), background=True)
+                backend.submit(kind, request, job_id(kind, canonical(request)), background=True)
             warm = low.count
             assert warm >= 3 and main.count == 0  # the simulation and at least two chunks wait at low priority
             assert client.post("/api/v1/simulations", json=simulation.model_dump()).json()["status"] == "queued"

@@ -10,11 +10,12 @@ from typing import Any, Generic, Literal, TypeVar
 from fastapi import Query, Request, Response
 from pydantic import BaseModel, Field
 
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 from headdiv.server.api.deps import call
 from headdiv.server.backends.base import JobBackend
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.state import CellCount, JobState
 
@@ -137,7 +138,7 @@ async def submit(
     until: Until = "end",
     priority: Priority = "user",
 ) -> Response:
-    jid = job_id(kind, canonical_payload(request))
+    jid = job_id(kind, canonical(request))
     state = await backend.cached(jid)
     if state is None:
         ahead = priority == "background"

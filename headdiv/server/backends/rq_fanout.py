@@ -15,9 +15,9 @@ from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Dependency, Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from headdiv.schemas.fields import canonical
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs.cells import Pending, plan_chunks
-from headdiv.workers.jobs.ids import canonical_payload
 from headdiv.workers.jobs.keys import admitted_key, cancel_key, wanted_key
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.queue import CELLS_TASK, TASK
@@ -82,7 +82,7 @@ class FanOut:
             data = [
                 Queue.prepare_data(
                     CELLS_TASK,
-                    args=(job_id, [missing[k].canonical() for k in part]),
+                    args=(job_id, [canonical(missing[k]) for k in part]),
                     job_id=f"{job_id}-{tag}-{n}",
                     meta={"progress": 0.0, "kind": "cells", "parent": job_id, "lease": lease},
                     description=f"{kind} {job_id[:12]}: {len(part)} cells",
@@ -94,7 +94,7 @@ class FanOut:
             meta["chunks"] = [c.id for c in chunks]
         queue.enqueue(
             TASK,
-            args=(kind, canonical_payload(request)),
+            args=(kind, canonical(request)),
             job_id=job_id,
             job_timeout=common["timeout"],
             result_ttl=common["result_ttl"],

@@ -24,6 +24,7 @@ import torch
 from headdiv.schemas import CovarianceRequest, Scenario
 from headdiv.schemas.bandwidths import bandwidth
 from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.labs import CovarianceResult
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import build_geometry
@@ -150,7 +151,7 @@ def _assemble(request: CovarianceRequest, per_angle: list[dict[str, Any]]) -> Co
                 "p_K": "the N(0, I_d_k) density of a head's keys at each query's key, averaged as 1/p_K over queries",
                 "proportionality": 1.0,
             },
-            "base": request.base.canonical(),
+            "base": canonical(request.base),
             "complete": len(per_angle) == len(request.thetas),
         },
     )

@@ -12,6 +12,7 @@ import torch
 
 from headdiv.schemas import Scenario
 from headdiv.schemas.errors import JobCancelled
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.schemas.settings import get_engine_settings
 from headdiv.schemas.weightings import WEIGHTINGS
@@ -85,7 +86,7 @@ POST_ONLY: frozenset[str] = frozenset(
 
 def draw_key(s: Scenario) -> str:
     """Scenarios with equal keys have identical draws: simulate them once."""
-    return repr(sorted((k, v) for k, v in s.canonical().items() if k not in POST_ONLY))
+    return repr(sorted((k, v) for k, v in canonical(s).items() if k not in POST_ONLY))
 
 
 def plan_batches(

@@ -17,16 +17,17 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from headdiv.schemas import Scenario
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.metrics import CELL_SUMMARY, CellSummary
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.workers.jobs.cache.base import ResultCache, encode_result
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from headdiv.workers.jobs.kinds import JobKind
 
 
 def cell_id(s: Scenario) -> str:
     """The job id of simulating `s` alone: a cell's cache key."""
-    return job_id("simulation", canonical_payload(s))
+    return job_id("simulation", canonical(s))
 
 
 def summary_key(cell: str) -> str:

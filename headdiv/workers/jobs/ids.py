@@ -12,8 +12,6 @@ import hashlib
 import json
 from typing import Any
 
-from pydantic import BaseModel
-
 from headdiv.schemas.scenario import CHOICES
 from headdiv.workers import ENGINE_VERSION
 
@@ -27,14 +25,9 @@ def _choices_fingerprint() -> str:
 CHOICES_FINGERPRINT = _choices_fingerprint()
 
 
-def canonical_payload(request: BaseModel) -> dict[str, Any]:
-    """The JSON form of a validated request, with every default filled in."""
-    payload: dict[str, Any] = request.model_dump(mode="json")
-    return payload
-
-
 def job_id(kind: str, payload: dict[str, Any]) -> str:
-    """sha256 (hex) of canonical JSON `{kind, payload, engine, choices}` with sorted keys."""
+    """sha256 (hex) of canonical JSON `{kind, payload, engine, choices}` with sorted keys (`payload` is a
+    request's `fields.canonical` form)."""
     document = {"kind": kind, "payload": payload, "engine": ENGINE_VERSION, "choices": CHOICES_FINGERPRINT}
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     return hashlib.sha256(text.encode("ascii")).hexdigest()

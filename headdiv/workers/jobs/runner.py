@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel
 
+from headdiv.schemas.fields import canonical
 from headdiv.schemas.metrics import CellSummary
 from headdiv.schemas.results.common import ResultModel
 from headdiv.workers.jobs.assembly import assemble
 from headdiv.workers.jobs.cache.base import ResultCache, encode_result
 from headdiv.workers.jobs.cells import Expansion, expand, store
 from headdiv.workers.jobs.failures import describe_failure
-from headdiv.workers.jobs.ids import canonical_payload, job_id
+from headdiv.workers.jobs.ids import job_id
 from headdiv.workers.jobs.kinds import JobKind, job_kind
 from headdiv.workers.jobs.state import CellCount, JobError, JobState
 
@@ -201,7 +202,7 @@ def run_job(
 
     found = job_kind(kind)
     request = found.validate(payload)
-    job = JobRun(job_id(kind, canonical_payload(request)), found, request)
+    job = JobRun(job_id(kind, canonical(request)), found, request)
     state = run_and_publish(
         job, cache if cache is not None else MemoryCache(1 << 30), lambda state: None, failure=None, **hooks
     )
