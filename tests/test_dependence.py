@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from headdiv import cli
 from headdiv.dashboard.state import UrlRegistry, scenario_params
 from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.requests import SWEEP_PARAMS
-from headdiv import cli
 from headdiv.server.main import create_app
 from headdiv.workers.jobs import ids
 from headdiv.workers.jobs.ids import job_id
@@ -42,7 +42,7 @@ def test_iid_job_ids_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
         {"x": {"param": "theta", "values": [0, 90]}, "y": {"param": "H", "values": [2]}}
     )
     assert job_id("surface", canonical(surface)) == BEFORE["surface"]
-    assert "phi" not in Scenario().canonical() and "dependence" not in Scenario().canonical()
+    assert "phi" not in canonical(Scenario()) and "dependence" not in canonical(Scenario())
 
 
 def test_ar1_is_a_different_job_and_phi_a_surface_axis() -> None:

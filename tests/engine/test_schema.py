@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, HDIRequest, Scenario, SurfaceRequest
+from headdiv.schemas.fields import canonical
 
 DEFAULTS = {
     "H": 4,
@@ -40,7 +41,7 @@ def error_fields(exc: ValidationError) -> list[str]:
 
 def test_defaults_are_the_documented_ones() -> None:
     assert Scenario().model_dump() == DEFAULTS
-    assert list(Scenario().canonical()) == sorted(DEFAULTS)
+    assert list(canonical(Scenario())) == sorted(DEFAULTS)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import redis
 from fastapi.testclient import TestClient
 from rq import Queue
 
+from headdiv import cli
 from headdiv.dashboard.app import build_registry
 from headdiv.dashboard.jobs import request_key
 from headdiv.dashboard.presets import PRESETS
@@ -18,7 +19,6 @@ from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.warm import warm_requests
 from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.schemas.fields import canonical
-from headdiv import cli
 from headdiv.server import main as server_main
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.workers.jobs.cache.memory import MemoryCache
