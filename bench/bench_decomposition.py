@@ -14,10 +14,7 @@ Run: `python bench/bench_decomposition.py [--cells 64]` (seconds).
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 
+from bench.timing import median_time
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments
 from headdiv.workers.engine.montecarlo import BatchDraws
@@ -66,16 +64,6 @@ def per_cell(d: BatchDraws, alphas: np.ndarray) -> tuple[float, float]:
         mse = [dec.direct_mse(cell.estimates, cell.truth, a) for a in alphas[c]]
         out = (float(m.cbar[0, 1]), mse[-1][0])
     return out
-
-
-def median_time(fn: Callable[[], object], repeat: int = 5) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def main() -> None:

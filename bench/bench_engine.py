@@ -18,10 +18,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import statistics
 import sys
 import time
-from collections.abc import Callable
 
 import numpy as np
 
@@ -29,21 +27,13 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]
 import torch
 import torch.nn.functional as F
 
+from bench.timing import median_time
+
 SHAPES = {
     "S1": (200, 8, 64, 512, 8),
     "S2": (200, 8, 64, 2048, 8),
     "S3": (100, 16, 64, 512, 32),
 }
-
-
-def timeit(fn: Callable[[], object], repeat: int = 5) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def inputs(shape: tuple[int, int, int, int, int], seed: int = 0) -> tuple[torch.Tensor, ...]:
@@ -107,27 +97,27 @@ def main() -> None:
         shape = SHAPES[name]
         qq, kk, kb, y = inputs(shape)
         kt = kk.transpose(1, 2).contiguous()  # the layout the engine writes its keys in (montecarlo._inputs)
-        engine = timeit(lambda: nw_attention(qq, kt, kb, y, with_stats=True, transposed=True), args.repeat)  # noqa: B023
+        engine = median_time(lambda: nw_attention(qq, kt, kb, y, with_stats=True, transposed=True), args.repeat)  # noqa: B023
         scores = torch.randn(qq.shape[0], qq.shape[1], kk.shape[1])
-        floor = timeit(lambda: torch.exp(scores), args.repeat)  # noqa: B023
+        floor = median_time(lambda: torch.exp(scores), args.repeat)  # noqa: B023
         out = torch.empty_like(scores)
-        floor_out = timeit(lambda: torch.exp(scores, out=out), args.repeat)  # noqa: B023
+        floor_out = median_time(lambda: torch.exp(scores, out=out), args.repeat)  # noqa: B023
         d = shape[4]
         v = torch.zeros(kk.shape[0], kk.shape[1], d)
         v[..., 0] = y
-        sdpa = timeit(lambda: F.scaled_dot_product_attention(qq, kk, v, scale=1.0), args.repeat)  # noqa: B023
+        sdpa = median_time(lambda: F.scaled_dot_product_attention(qq, kk, v, scale=1.0), args.repeat)  # noqa: B023
         if args.skip_numpy:
             numpy_t = float("nan")
         else:
             qn, kn, yn = qq.double().numpy(), kk.double().numpy(), y.double().numpy()
-            numpy_t = timeit(lambda: numpy_loop(qn, kn, yn), 1)  # noqa: B023
+            numpy_t = median_time(lambda: numpy_loop(qn, kn, yn), 1)  # noqa: B023
         extra = peak_extra_mb_tracked(name)
         print(
             f"{name:6} {engine * 1e3:10.1f} {floor * 1e3:9.1f} {sdpa * 1e3:8.1f} {numpy_t * 1e3:9.1f} "
             f"{engine / floor:9.2f} {numpy_t / engine:9.1f} {sdpa / engine:8.2f} {extra:8.1f} {floor_out * 1e3:11.1f}"
         )
     for label, scenario in (("default", Scenario()), ("S1", Scenario(replicates=200, H=8, queries=64, n=512, d_k=8))):
-        e2e = timeit(lambda: simulate(scenario), args.repeat)  # noqa: B023
+        e2e = median_time(lambda: simulate(scenario), args.repeat)  # noqa: B023
         print(f"simulate {label:8} end-to-end {e2e * 1e3:7.1f} ms")
 
 

@@ -17,7 +17,6 @@ only while that tab is shown: hidden tabs cost nothing. Only the shown tab is mo
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +37,13 @@ from headdiv.dashboard.simulation import headline, simulation_request
 from headdiv.dashboard.standalone.routes import register_exports
 from headdiv.dashboard.state import HIDEABLE, PageState, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import tour_params
-from headdiv.dashboard.upload_relay import DEFAULT_UPLOAD_LIMIT, register_upload_relay, upload_url
+from headdiv.dashboard.upload_relay import register_upload_relay, upload_url
 from headdiv.dashboard.url_sync import register_sync
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.base import SIM_RESULT_STORE, STATE_STORE, View
 from headdiv.dashboard.vote_page import register_vote_page
 from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.settings import DoorSettings
 
 ASSETS = Path(__file__).parent / "assets"
 DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
@@ -352,8 +352,8 @@ def create_dash_app(
 ) -> Dash:
     """The dashboard as a Dash app calling the API at `api_url` (the server root, e.g. http://127.0.0.1:8050).
     `public_url` (default: HEADDIV_PUBLIC_URL) is where students' phones reach it, for class poll links;
-    `upload_limit` (default: HEADDIV_MAX_UPLOAD_BYTES, else the API's default) the largest model file the
-    page sends, so a larger one is refused before a byte leaves the browser."""
+    `upload_limit` (default: HEADDIV_MAX_UPLOAD_BYTES) the largest model file the page sends, so a larger one
+    is refused before a byte leaves the browser. Both defaults are read as the API reads them (`DoorSettings`)."""
     views = list(VIEWS)
     registry = build_registry(views)
     client = client or ApiClient(api_url)
@@ -363,7 +363,8 @@ def create_dash_app(
     app.server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
     app.index_string = INDEX.replace("{%css%}", "{%css%}\n" + _early_fetches(app), 1)
     prefix = app.config.requests_pathname_prefix
-    limit = upload_limit or int(os.environ.get("HEADDIV_MAX_UPLOAD_BYTES") or DEFAULT_UPLOAD_LIMIT)
+    door = DoorSettings()
+    limit = upload_limit or door.max_upload_bytes
     app.config.meta_tags.append(
         {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
     )
@@ -374,7 +375,7 @@ def create_dash_app(
     registry.label(control_labels(app.layout))
     register_sync(app, registry, views)
     _register_frame(app, views)
-    tour_panel.register(app, client, registry, public_url or os.environ.get("HEADDIV_PUBLIC_URL") or None)
+    tour_panel.register(app, client, registry, public_url or door.public_url)
     play.register(app)
     register_vote_page(app.server, client)
     register_job(

@@ -15,8 +15,6 @@ UPLOAD_PATH = "/models/hdi"
 RELAY_WAIT_S = 600.0
 """How long a relayed upload may take, sending and measuring (the API's own limit stops it first)."""
 CHUNK = 1 << 20
-DEFAULT_UPLOAD_LIMIT = 256 << 20
-"""The API's default upload limit (HEADDIV_MAX_UPLOAD_BYTES), for a dashboard not told the one it talks to."""
 
 
 def upload_url(prefix: str) -> str:

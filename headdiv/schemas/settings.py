@@ -80,3 +80,19 @@ class EngineSettings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_engine_settings() -> EngineSettings:
     return EngineSettings()
+
+
+class DoorSettings(BaseSettings):
+    """Settings that both the API and the dashboard read, declared once here (the server's settings include
+    them): the largest model file (the API answers 413 beyond it; the page refuses it before a byte leaves
+    the browser) and the address students' phones reach the server at."""
+
+    model_config = SettingsConfigDict(env_prefix="HEADDIV_", extra="ignore")
+
+    max_upload_bytes: int = Field(256 << 20, gt=0, description="Largest upload to POST /api/v1/models/hdi.")
+    public_url: str | None = Field(
+        None,
+        pattern=r"^https?://[^/\s]+/?$",
+        description="The address students' phones reach this server at (e.g. http://192.168.1.20:8050): class "
+        "poll links and QR codes use it. Unset: the address the lecturer's page was opened with.",
+    )

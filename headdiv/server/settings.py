@@ -11,26 +11,20 @@ from functools import lru_cache
 
 from pydantic import Field, model_validator
 
+from headdiv.schemas.settings import DoorSettings
 from headdiv.workers.jobs.settings import JobSettings
 
 ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
 """An origin a frame may come from: scheme, host, optional port; no path, no wildcard."""
 
 
-class ServerSettings(JobSettings):
+class ServerSettings(JobSettings, DoorSettings):
     host: str = "127.0.0.1"
     port: int = Field(8050, ge=0, le=65535)
     api_url: str | None = Field(None, description="URL the dashboard calls; derived from host and port if unset.")
     cache_max_bytes: int = Field(256 << 20, gt=0, description="Bound of the in-memory LRU cache (embedded mode).")
     runner_threads: int = Field(2, ge=1, le=64, description="Threads of the embedded job runner.")
     max_body_bytes: int = Field(1 << 20, gt=0, description="Largest JSON request body (413 beyond).")
-    max_upload_bytes: int = Field(256 << 20, gt=0, description="Largest upload to POST /api/v1/models/hdi.")
-    public_url: str | None = Field(
-        None,
-        pattern=r"^https?://[^/\s]+/?$",
-        description="The address students' phones reach this server at (e.g. http://192.168.1.20:8050): class "
-        "poll links and QR codes use it. Unset: the address the lecturer's page was opened with.",
-    )
     max_wait_s: float = Field(60.0, ge=0, le=60, description="Upper bound on any request's ?wait= (seconds).")
     body_timeout_s: float = Field(
         30.0, gt=0, le=3600, description="Longest wait for the next piece of a request body before answering 408."
