@@ -204,6 +204,13 @@ def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
     assert loaded == {"torch": False, "engine": [], "server": []}
 
 
+def test_assembling_a_multi_cell_result_loads_no_torch() -> None:
+    """The API assembles a running job's partial result from the cache: the assemblers and the entry type of
+    the engine's tables are torch-free."""
+    loaded = fresh("import headdiv.workers.engine.multicell, headdiv.workers.jobs.assembly; " + LOADED)
+    assert loaded["torch"] is False
+
+
 def test_a_fresh_interpreter_importing_the_dashboard_app_has_no_torch() -> None:
     loaded = fresh(
         "from headdiv.dashboard.app import create_dash_app; create_dash_app('http://127.0.0.1:9'); " + LOADED

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import torch
@@ -30,7 +29,7 @@ from headdiv.schemas.fields import StrictModel
 from headdiv.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.lessons import BudgetLesson, EntropyLesson, ScalingLesson, SoftmaxLesson
-from headdiv.workers.engine.dispatch import entry_for
+from headdiv.workers.engine.entries import Entry, entry_for
 from headdiv.workers.engine.results import result_of
 
 # --------------------------------------------------------------------------------------------------
@@ -316,24 +315,25 @@ QueryT = TypeVar("QueryT", bound=StrictModel)
 AnswerT = TypeVar("AnswerT", bound=ResultModel)
 
 
-@dataclass(frozen=True)
-class LessonRunner(Generic[QueryT, AnswerT]):
-    """A lesson's query model, its answer's model and the function that answers it."""
+LessonRunner = Entry[QueryT, AnswerT, Callable[[QueryT], AnswerT]]
 
-    request: type[QueryT]
-    result: type[AnswerT]
-    answer: Callable[[QueryT], AnswerT]
+
+def lesson_entry(
+    request: type[QueryT], result: type[AnswerT], answer: Callable[[QueryT], AnswerT]
+) -> LessonRunner[QueryT, AnswerT]:
+    """A lesson's query model, its answer's model and the function that answers it (mypy checks the three)."""
+    return Entry(request, result, answer)
 
 
 LESSON_RUNNERS: tuple[LessonRunner[Any, Any], ...] = (
-    LessonRunner(ScalingQuery, ScalingLesson, scaling_lesson),
-    LessonRunner(SoftmaxQuery, SoftmaxLesson, softmax_lesson),
-    LessonRunner(EntropyQuery, EntropyLesson, entropy_lesson),
-    LessonRunner(BudgetQuery, BudgetLesson, budget_lesson),
+    lesson_entry(ScalingQuery, ScalingLesson, scaling_lesson),
+    lesson_entry(SoftmaxQuery, SoftmaxLesson, softmax_lesson),
+    lesson_entry(EntropyQuery, EntropyLesson, entropy_lesson),
+    lesson_entry(BudgetQuery, BudgetLesson, budget_lesson),
 )
 """One entry per lesson of `headdiv.schemas.lessons.LESSONS` (a test checks the two agree)."""
 
 
 def lesson_runner(query: QueryT) -> Callable[[QueryT], ResultModel]:
     """The function answering `query`'s lesson (a KeyError names a query model with none: a bug, not input)."""
-    return cast(Callable[[QueryT], ResultModel], entry_for(LESSON_RUNNERS, query, "lesson answering").answer)
+    return cast(Callable[[QueryT], ResultModel], entry_for(LESSON_RUNNERS, query, "lesson answering").compute)

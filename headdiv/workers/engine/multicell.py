@@ -11,8 +11,7 @@ only, so the API can assemble a partial result without loading torch.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
 from headdiv.schemas.metrics import SURFACE_METRICS, CellSummary
@@ -20,7 +19,7 @@ from headdiv.schemas.requests import CellsRequest
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.schemas.verdicts import worst_rise
-from headdiv.workers.engine.dispatch import entry_for
+from headdiv.workers.engine.entries import Entry, entry_for
 from headdiv.workers.engine.results import result_of
 from headdiv.workers.engine.theory import architecture_theory, fit_architecture, fit_diversity_bound
 
@@ -121,23 +120,24 @@ ResultT = TypeVar("ResultT", bound=ResultModel)
 Assembler = Callable[[RequestT, list[CellSummary | None]], ResultT]
 
 
-@dataclass(frozen=True)
-class AssemblerEntry(Generic[RequestT, ResultT]):
+AssemblerEntry = Entry[RequestT, ResultT, Assembler[RequestT, ResultT]]
+
+
+def assembler_entry(
+    request: type[RequestT], result: type[ResultT], assemble: Assembler[RequestT, ResultT]
+) -> AssemblerEntry[RequestT, ResultT]:
     """A multi-cell request model, its result model and the function that assembles the one for the other
     (mypy checks the three)."""
-
-    request: type[RequestT]
-    result: type[ResultT]
-    assemble: Assembler[RequestT, ResultT]
+    return Entry(request, result, assemble)
 
 
 ASSEMBLERS: tuple[AssemblerEntry[Any, Any], ...] = (
-    AssemblerEntry(SurfaceRequest, SurfaceResult, surface),
-    AssemblerEntry(ArchitectureRequest, ArchitectureResult, architecture),
-    AssemblerEntry(DiversitySweepRequest, DiversitySweepResult, diversity_sweep),
+    assembler_entry(SurfaceRequest, SurfaceResult, surface),
+    assembler_entry(ArchitectureRequest, ArchitectureResult, architecture),
+    assembler_entry(DiversitySweepRequest, DiversitySweepResult, diversity_sweep),
 )
 
 
 def assembler_for(request: RequestT) -> Assembler[RequestT, ResultModel]:
     """The assembler of `request`'s kind (a KeyError names a request model with none: a bug, not input)."""
-    return cast(Assembler[RequestT, ResultModel], entry_for(ASSEMBLERS, request, "assembler").assemble)
+    return cast(Assembler[RequestT, ResultModel], entry_for(ASSEMBLERS, request, "assembler").compute)
