@@ -25,7 +25,7 @@ import torch
 from bench.timing import median_time
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments
-from headdiv.workers.engine.montecarlo import BatchDraws
+from headdiv.workers.engine.draws import BatchDraws
 
 R, H, Q, S, K = 200, 8, 64, 61, 5
 

@@ -11,7 +11,7 @@ from headdiv.schemas import Scenario
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments
 from headdiv.workers.engine.device import resolve_device
-from headdiv.workers.engine.montecarlo import BatchDraws
+from headdiv.workers.engine.draws import BatchDraws
 from headdiv.workers.engine.simulation import simulate_many
 
 C, R, H, Q, S = 3, 40, 4, 6, 5

@@ -12,6 +12,7 @@ from headdiv.schemas import Scenario
 from headdiv.schemas.errors import JobCancelled
 from headdiv.workers.engine import batch_plan, keymaps, montecarlo
 from headdiv.workers.engine.device import resolve_device
+from headdiv.workers.engine.draws import Draws
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.keymaps import KeyMap, head_maps
 from headdiv.workers.engine.simulation import simulate, simulate_many
@@ -20,7 +21,7 @@ FAST = {"replicates": 12, "queries": 8, "n": 48}
 F32 = torch.float32
 
 
-def draws(scenarios: list[Scenario]) -> list[montecarlo.Draws]:
+def draws(scenarios: list[Scenario]) -> list[Draws]:
     return montecarlo.run_draws([(s, build_geometry(s)) for s in scenarios], resolve_device(None), F32).on_host()
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from headdiv.workers.engine.decomposition import Moments
-from headdiv.workers.engine.montecarlo import BatchDraws
+from headdiv.workers.engine.draws import BatchDraws
 
 F64 = torch.float64
 

@@ -19,8 +19,9 @@ from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments, CellSums
 from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device, resolve_dtype
+from headdiv.workers.engine.draws import BatchDraws
 from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
-from headdiv.workers.engine.montecarlo import BatchDraws, run_draws
+from headdiv.workers.engine.montecarlo import run_draws
 from headdiv.workers.engine.results import result_of
 
 Direct = dict[str, tuple[float, float]]
