@@ -64,7 +64,7 @@ def _job_command(kind: JobKind) -> EngineCommand:
 def _run_hdi(request: Any, args: argparse.Namespace, err: TextIO) -> ResultModel:
     import numpy as np
 
-    from headdiv.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
+    from headdiv.schemas.report_queries import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
     from headdiv.workers import instant_reports
 
     matrices = [np.asarray(m, dtype=np.float64) for m in request.matrices]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from headdiv.schemas.lessons import LessonQuery
-from headdiv.schemas.requests import TheoryQuery
+from headdiv.schemas.report_queries import TheoryQuery
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.reports import BuiltinModel, HdiReport, ModelHeadsReport, TheoryReport
 

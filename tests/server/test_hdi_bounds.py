@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.linalg import subspace_angles
 
-from headdiv.schemas.requests import MAX_HDI_WORK, MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
+from headdiv.schemas.report_queries import MAX_HDI_WORK, MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings
 

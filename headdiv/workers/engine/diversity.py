@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from headdiv.schemas.requests import overlap_by_projectors
+from headdiv.schemas.report_queries import overlap_by_projectors
 from headdiv.schemas.results.reports import HdiReport
 from headdiv.workers.engine.results import result_of
 

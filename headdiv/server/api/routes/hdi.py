@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, Response
 
 from headdiv.schemas import HDIRequest
 from headdiv.schemas.errors import EngineError
-from headdiv.schemas.requests import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
+from headdiv.schemas.report_queries import MAX_LISTED_ANGLES, MAX_LISTED_PAIRS
 from headdiv.schemas.results.reports import HdiReport
 from headdiv.server.api.errors import validation_body
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
