@@ -21,7 +21,7 @@ from headdiv.figures.catalog import CHARTS
 from headdiv.lab.calls import CALLS
 from headdiv.lab.links import PAGE_OF
 from headdiv.lab.summaries import SUMMARIES, TABLES
-from headdiv.schemas.fields import canonical
+from headdiv.schemas.fields import canonical, refusal_lines
 from headdiv.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.jobs.ids import job_id
 from tests.server.conftest import embedded_settings
@@ -88,10 +88,10 @@ def test_a_link_that_cannot_be_exact_says_so() -> None:
 def test_a_bad_value_raises_the_apis_own_field_lines() -> None:
     with TestClient(headdiv_app()) as api:
         refused = api.post("/api/v1/simulations", json={"H": 1000}).json()["detail"]
-    api_lines = [f"{'.'.join(str(p) for p in d['loc'][1:])}: {d['msg']}" for d in refused]
+    api_lines = refusal_lines({"detail": refused})
     with pytest.raises(headdiv.InvalidRequest) as raised:
         headdiv.simulate(H=1000)
-    assert raised.value.problems == api_lines and "H" in api_lines[0]
+    assert raised.value.problems == api_lines and api_lines[0].startswith("H: ")
     with pytest.raises(headdiv.InvalidRequest, match="Extra inputs"):
         headdiv.simulate(heads=3)
 

@@ -15,7 +15,7 @@ import flask
 import httpx
 from pydantic import ValidationError
 
-from headdiv.schemas.fields import error_line
+from headdiv.schemas.fields import refusal_lines
 from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
 from headdiv.workers.jobs.state import JobState
 
@@ -34,13 +34,8 @@ class ApiError(Exception):
 
 
 def describe_422(body: Any) -> str:
-    """The API's 422 body as 'field: reason; field: reason'."""
-    detail = body.get("detail") if isinstance(body, dict) else body
-    if isinstance(detail, str):
-        return detail
-    if not isinstance(detail, list) or not detail:
-        return "the request was refused as invalid"
-    return "; ".join(error_line(item) if isinstance(item, dict) else str(item) for item in detail[:5])
+    """The API's 422 body as 'field: reason; field: reason' (the first five: a line on screen)."""
+    return "; ".join(refusal_lines(body)[:5])
 
 
 def _message(resp: httpx.Response) -> str:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from headdiv.lab.calls import CALLS, CallSpec, HeadsRequest
 from headdiv.lab.results import Result
-from headdiv.schemas.fields import canonical, error_lines
+from headdiv.schemas.fields import canonical, error_lines, refusal_lines
 from headdiv.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.jobs.ids import job_id
 
@@ -203,13 +203,7 @@ def _answer(response: Any) -> dict[str, Any]:
     except ValueError:
         body = {}
     if response.status_code == 422:
-        detail = body.get("detail")
-        lines = (
-            [f"{'.'.join(str(p) for p in d.get('loc', [])[1:])}: {d.get('msg')}" for d in detail]
-            if isinstance(detail, list)
-            else [str(detail)]
-        )
-        raise InvalidRequest(lines)
+        raise InvalidRequest(refusal_lines(body))
     if response.status_code >= 400:
         detail = body.get("detail") if isinstance(body, dict) else None
         raise JobFailed(f"{response.status_code}: {detail or response.text[:200]}")

@@ -135,6 +135,17 @@ def error_lines(errors: Iterable[Mapping[str, Any]]) -> list[str]:
     return [error_line(e) for e in errors]
 
 
+def refusal_lines(body: Any) -> list[str]:
+    """The API's 422 body as one `field: reason` line per problem: the one reading of a refusal, shown joined
+    by the dashboard and raised as `InvalidRequest` by the Python API, in the words of a local validation."""
+    detail = body.get("detail") if isinstance(body, dict) else body
+    if isinstance(detail, str):
+        return [detail]
+    if not isinstance(detail, list) or not detail:
+        return ["the request was refused as invalid"]
+    return [error_line(item) if isinstance(item, dict) else str(item) for item in detail]
+
+
 def first_error(exc: ValidationError) -> str:
     return error_line(exc.errors(include_url=False)[0])
 
