@@ -1,4 +1,4 @@
-"""The Dash app: page frame, the page-level callbacks, and the views' callbacks (the URL sync: `url_sync`).
+"""The Dash app: the page frame (`page`), the page-level callbacks, and the views' callbacks (the URL sync: `url_sync`).
 
 `create_dash_app(api_url)` builds a self-contained Dash app that talks to the headdiv API at
 `api_url` over HTTP. The FastAPI server mounts `app.server` at `/`; `headdiv dashboard` serves it
@@ -18,24 +18,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from dash import Dash, Input, Output, dcc, html
+from dash import Dash, Input, Output
 from dash import State as DashState
-from dash.development.base_component import Component
 
 from headdiv.dashboard import play, tour_panel, vendored
 from headdiv.dashboard.api_client import ApiClient
-from headdiv.dashboard.client_config import CLIENT_CONFIG, client_config, clientside, config_state
-from headdiv.dashboard.components import job_status
-from headdiv.dashboard.controls import scenario_sidebar
+from headdiv.dashboard.client_config import clientside, config_state
 from headdiv.dashboard.ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.jobs import register_job, register_view_job
 from headdiv.dashboard.live import register_live
-from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.page import control_labels, page_layout
 from headdiv.dashboard.simulation import headline, simulation_request
 from headdiv.dashboard.standalone.routes import register_exports
-from headdiv.dashboard.state import HIDEABLE, PageState, UrlRegistry, global_params, scenario_params
+from headdiv.dashboard.state import HIDEABLE, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.tours import tour_params
 from headdiv.dashboard.upload_relay import register_upload_relay, upload_url
 from headdiv.dashboard.url_sync import register_sync
@@ -119,191 +115,6 @@ def _early_fetches(app: Dash) -> str:
     return vendored.register(app) + "\n" + dash
 
 
-def _stat(label: str, short: str, sid: str, hint: str) -> Component:
-    """A header number; narrow screens show its `short` label (the long one stays in the tooltip)."""
-    return html.Div(
-        [
-            html.Div([html.Span(label, className="long"), html.Span(short, className="short")], className="stat-label"),
-            html.Div("—", id=sid, className="stat-value"),
-        ],
-        className="stat",
-        title=hint,
-    )
-
-
-def _header() -> Component:
-    return html.Header(
-        [
-            html.Div(
-                [
-                    html.H1("headdiv"),
-                    html.Div("multi-head attention as an ensemble of Nadaraya–Watson estimators", className="tagline"),
-                ],
-                className="brand",
-            ),
-            html.Div(
-                [
-                    html.Div(
-                        [
-                            _stat(
-                                "MSE ± s.e.",
-                                "MSE",
-                                "hl-mse",
-                                "Monte Carlo MSE of the ensemble, with its standard error",
-                            ),
-                            _stat(
-                                "HDI", "HDI", "hl-hdi", "Head Diversity Index: 0 identical heads, 1 orthogonal heads"
-                            ),
-                            _stat(
-                                "effective heads", "H_eff", "hl-heff", "H_eff = mean head variance / ensemble variance"
-                            ),
-                            _stat("mean correlation", "ρ̄", "hl-corr", "Mean off-diagonal error correlation"),
-                        ],
-                        id="headline-body",
-                        className="view-body",
-                    ),
-                    job_status("sim"),
-                ],
-                className="headline",
-            ),
-            html.Div(
-                [
-                    html.Div(
-                        [
-                            dcc.Input(id="share-url", readOnly=True, className="share-url", value="", name="share-url"),
-                            dcc.Clipboard(target_id="share-url", id="copy-link", className="clip", title="copy link"),
-                        ],
-                        className="share",
-                    ),
-                    dcc.Checklist(
-                        id="large-fonts",
-                        options=[{"label": " large fonts", "value": "on"}],
-                        value=[],
-                        inline=True,
-                        className="tool",
-                    ),
-                    html.Div(
-                        [
-                            html.Span("charts export as ", className="tool-label"),
-                            dcc.RadioItems(
-                                id="img-format",
-                                options=[{"label": " PNG", "value": "png"}, {"label": " SVG", "value": "svg"}],
-                                value="png",
-                                inline=True,
-                            ),
-                        ],
-                        className="tool part-export",
-                    ),
-                ],
-                className="header-tools",
-            ),
-        ],
-        className="header",
-    )
-
-
-def _sidebar(registry: UrlRegistry, state: PageState) -> Component:
-    presets = html.Div(
-        [html.H2("Presets")]
-        + [
-            html.Button(p.name, id={"type": "preset", "name": p.id}, title=p.story, className="preset", n_clicks=0)
-            for p in PRESETS
-        ],
-        className="presets part-presets",
-    )
-    # the scenario is a part of its own: a phone shows it right under the tabs, before the charts it drives
-    scenario = html.Div([html.H2("Scenario"), scenario_sidebar(registry, state)], className="scenario-part")
-    # the three tours before the ten presets: a lecturer finds them without scrolling the sidebar
-    return html.Aside([scenario, tour_panel.tour_links(), presets], className="sidebar part-sidebar")
-
-
-def _view(v: View, state: PageState) -> Component:
-    """A view's page. It is a child of its tab, and `dcc.Tabs` mounts only the shown tab's child: the
-    browser holds one view's components, not all of them (each key press notifies every mounted
-    component), while every view stays in the layout, so callbacks may write into a hidden one."""
-    return html.Div(
-        [
-            html.P(v.description, className="view-description"),
-            html.Div(v.layout(state), id=f"{v.id}-body", className="view-body"),
-        ],
-        id=f"view-{v.id}",
-        className="view",
-    )
-
-
-def _layout(registry: UrlRegistry, views: list[View]) -> Component:
-    state = PageState(registry.defaults())
-    first = views[0].id
-    return html.Div(
-        [
-            dcc.Location(id="url", refresh="callback-nav"),
-            dcc.Store(id=CLIENT_CONFIG, data=client_config(registry, views)),
-            dcc.Store(id=STATE_STORE),
-            dcc.Store(id=SIM_STATE),
-            *[dcc.Store(id=view_state(v.id)) for v in views],
-            *[dcc.Store(id=view_sim(v.id)) for v in views if v.shows_simulation],
-            dcc.Store(id="url-fixed"),
-            _header(),
-            html.Ul(id="notices", className="notices", role="alert"),
-            html.Div(
-                [
-                    _sidebar(registry, state),
-                    html.Main(
-                        [
-                            tour_panel.layout(),
-                            dcc.Tabs(
-                                id="tabs",
-                                value=first,
-                                className="tabs part-tabs",
-                                parent_className="tabs-parent",
-                                content_className="tab-body",
-                                children=[
-                                    dcc.Tab(
-                                        _view(v, state),
-                                        label=v.label,
-                                        value=v.id,
-                                        className="tab",
-                                        selected_className="tab-selected",
-                                    )
-                                    for v in views
-                                ],
-                            ),
-                        ],
-                        className="main",
-                    ),
-                ],
-                className="page",
-            ),
-        ],
-        id="root",
-        className="root",
-    )
-
-
-def control_labels(root: Component) -> dict[str, str]:
-    """{parameter name: label text} of every `components.control` in a layout (class `control ctl-<name>`,
-    first child a label holding plain text): the words a reader sees beside each control."""
-    out: dict[str, str] = {}
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (list, tuple)):
-            stack.extend(node)
-            continue
-        if not isinstance(node, Component):
-            continue
-        classes = str(getattr(node, "className", "") or "").split()
-        children = getattr(node, "children", None)
-        if "control" in classes and isinstance(children, list) and children:
-            label = getattr(children[0], "children", None)
-            names = [c[4:] for c in classes if c.startswith("ctl-")]
-            if isinstance(label, str) and names:
-                out.setdefault(names[0], label)
-        if children is not None:
-            stack.append(children)
-    return out
-
-
 def _register_frame(app: Dash, views: list[View]) -> None:
     """Page-level callbacks, in the browser (`assets/clientside.js`): header numbers, share link, the gates
     of the state."""
@@ -369,7 +180,7 @@ def create_dash_app(
         {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
     )
     register_upload_relay(app.server, client, prefix)
-    app.layout = _layout(registry, views)
+    app.layout = page_layout(registry, views)
     register_live(app, client, registry, views)
     register_exports(app, client, registry, views)
     registry.label(control_labels(app.layout))
