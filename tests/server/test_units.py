@@ -82,3 +82,29 @@ def test_settings_derive_api_url_and_cache_url(monkeypatch: pytest.MonkeyPatch) 
     assert ServerSettings().embedded
     with pytest.raises(ValueError):
         ServerSettings(heartbeat_interval_s=10, heartbeat_ttl_s=5)
+
+
+def test_a_simulation_is_hashed_once_its_job_id_is_its_cell_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Submitting a simulation hashes its request once (the job id); its one cell reuses that id, while a
+    surface's cells are each hashed."""
+    from headdiv.schemas import SurfaceRequest
+    from headdiv.workers.jobs import cells
+    from headdiv.workers.jobs.kinds import job_kind
+
+    s = Scenario.model_validate({"H": 2, "replicates": 4, "queries": 2, "n": 16})
+    jid = ids.job_id("simulation", canonical(s))
+    hashed: list[Scenario] = []
+    real = cells.cell_id
+    monkeypatch.setattr(cells, "cell_id", lambda scenario: hashed.append(scenario) or real(scenario))
+    todo = cells.pending(job_kind("simulation"), s, MemoryCache(1 << 20), jid)
+    assert todo.cells is not None and todo.cells.ids == [jid] and hashed == []
+    surface = SurfaceRequest.model_validate(
+        {
+            "base": {"H": 2, "replicates": 4, "queries": 2, "n": 16},
+            "x": {"param": "theta", "values": [0, 90]},
+            "y": {"param": "noise", "values": [0.5]},
+        }
+    )
+    todo = cells.pending(job_kind("surface"), surface, MemoryCache(1 << 20), "surface-id")
+    assert todo.cells is not None and len(hashed) == 2
+    assert todo.cells.ids == [ids.job_id("simulation", canonical(c)) for c in surface.scenarios()]

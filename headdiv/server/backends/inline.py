@@ -155,7 +155,7 @@ class InlineBackend:
             raw = None if cache_checked else self.cache.get(job_id)
             if raw is not None:
                 return JobState.finished(job_id, raw, cached=True)
-            todo = pending(job_kind(kind), request, self.cache)
+            todo = pending(job_kind(kind), request, self.cache, job_id)
             if not background:
                 claims = (Claim(r.client, r.work) for r in self._runs.values() if not r.state.done and not r.background)
                 self.admission.check(claims, client, todo.work, self.speed)

@@ -196,7 +196,7 @@ class RQBackend(FanOut):
                 found = self._lookup(job_id, submitting=True)  # it may have been enqueued meanwhile
                 if found is not None:
                     return found
-                todo = pending(job_kind(kind), request, self.cache)
+                todo = pending(job_kind(kind), request, self.cache, job_id)
                 if background:
                     if client:  # a client's anticipation, not the warm start
                         self.admission.check_ahead(todo.work, self.speed(), self.low_queue.count)

@@ -83,10 +83,14 @@ class Expansion:
         return summaries
 
 
-def expand(request: BaseModel, cache: ResultCache) -> Expansion:
-    """The cells of a request made of cells (a simulation is its own one cell), looked up in `cache`."""
-    scenarios = [request] if isinstance(request, Scenario) else request.scenarios()  # type: ignore[attr-defined]
-    ids = [cell_id(s) for s in scenarios]
+def expand(request: BaseModel, cache: ResultCache, own_id: str | None = None) -> Expansion:
+    """The cells of a request made of cells, looked up in `cache`. A simulation is its own one cell, whose id
+    is the job's own (`own_id`, when the caller has hashed the request already: it is not hashed again)."""
+    if isinstance(request, Scenario):
+        scenarios, ids = [request], [own_id or cell_id(request)]
+    else:
+        scenarios = request.scenarios()  # type: ignore[attr-defined]
+        ids = [cell_id(s) for s in scenarios]
     return Expansion(scenarios, ids, cached_summaries(cache, ids))
 
 
@@ -102,10 +106,11 @@ class Pending:
     """Its cells as looked up, handed to the runner so it does not expand, hash or look them up again."""
 
 
-def pending(kind: JobKind, request: BaseModel, cache: ResultCache) -> Pending:
+def pending(kind: JobKind, request: BaseModel, cache: ResultCache, own_id: str | None = None) -> Pending:
+    """What a job submitted with id `own_id` (its request's hash, not computed again here) has left to do."""
     if not kind.made_of_cells:
         return Pending([], float(getattr(request, "work", 0.0)))
-    cells = expand(request, cache)
+    cells = expand(request, cache, own_id)
     missing = [c for c, summary in zip(cells.scenarios, cells.summaries, strict=True) if summary is None]
     return Pending(missing, sum(c.work for c in missing), cells)
 

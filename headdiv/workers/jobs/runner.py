@@ -115,7 +115,7 @@ def _compute(job: JobRun, cache: ResultCache, record: _Record, hooks: Hooks) -> 
     work: Hooks = {**hooks, "progress": step}
     if not job.kind.made_of_cells:
         return encode_result(_run_engine(job, record, work))
-    cells = job.cells if job.cells is not None else expand(job.request, cache)
+    cells = job.cells if job.cells is not None else expand(job.request, cache, job.job_id)
     summaries = cells.summaries if cells.fresh(FRESH_S) else cells.refreshed(cache)
     ready = sum(s is not None for s in summaries)
     from_cache = ready if job.from_cache is None else min(job.from_cache, ready)
