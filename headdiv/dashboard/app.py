@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from dash import Dash, Input, Output
 from dash import State as DashState
@@ -198,7 +199,7 @@ def create_dash_app(
         state_store=SIM_STATE,
         wait=2.0,
         reproduce=True,
-        annotate=lambda raw: headline(SimulationResult.model_validate(raw)),
+        annotate=lambda result: headline(cast(SimulationResult, result)),
     )
     for view in views:
         for job in view.jobs:

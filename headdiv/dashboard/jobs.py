@@ -25,6 +25,7 @@ from headdiv.dashboard.api_client import ApiClient, ApiError
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.state import PageState
+from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.common import ResultModel
 from headdiv.workers.jobs.kinds import kind_at
 from headdiv.workers.jobs.state import JobState
@@ -96,7 +97,7 @@ def register_job(
     reproduce: bool = False,
     show_partial: bool = False,
     until: str = "end",
-    annotate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    annotate: Callable[[ResultModel], dict[str, Any]] | None = None,
 ) -> None:
     """Wire the job of view `prefix` (components from `components.job_status(prefix)`).
 
@@ -107,7 +108,7 @@ def register_job(
     with the commands that reproduce the request (in the same round trip as the submission). A job made
     of cells always shows its partial result meanwhile (redrawn when more cells are done); `show_partial`
     does so for another kind that records as it goes (a training), at every poll. `annotate(result)` adds
-    entries beside a finished result in its store (e.g. numbers formatted for the browser to place).
+    entries beside a finished result (as its model) in its store (e.g. numbers formatted for the browser to place).
     """
     source = state_store or (view_state(view_id) if view_id is not None else None)
     if source is None:
@@ -203,7 +204,9 @@ def register_job(
         if job.status == "finished" and job.result is not None:
             result, note = _finished(job, key)
             if annotate is not None:
-                result.update(annotate(job.result))
+                model = stored_result(result)
+                assert model is not None  # a finished job's result
+                result.update(annotate(model))
             return out(result=result, job=None, status=note, commands=commands)
         if job.done:
             return out(job=None, status=job.message, cls="job-status error", commands=commands)
@@ -224,15 +227,28 @@ def register_job(
         )
 
 
+VALIDATED: ByteLRU[tuple[str, type[ResultModel]], ResultModel] = ByteLRU(64, lambda _: 1)
+"""Finished results as their models, by request: a result is validated once in this process, not once per
+callback that draws it (the headline, each chart's callback, the downloads)."""
+
+
 def stored_result(data: Any, model: type[ResultModel] | None = None) -> ResultModel | None:
     """The result in a store as its model: `model`, or the result model of the job kind whose route the
-    store's `key` names (`request_key`); None while the store holds none."""
+    store's `key` names (`request_key`); None while the store holds none. A finished one is validated once
+    per request (`VALIDATED`); a partial one, which changes as cells finish, each time."""
     raw = (data or {}).get("result")
     if not raw:
         return None
     if model is None:
         model = kind_at(json.loads(data["key"])[0]).result
-    return model.model_validate(raw)
+    if data.get("partial") or not isinstance(data.get("key"), str):
+        return model.model_validate(raw)
+    memo = (data["key"], model)
+    found = VALIDATED.get(memo)
+    if found is None:
+        found = model.model_validate(raw)
+        VALIDATED.put(memo, found)
+    return found
 
 
 def _as_json(result: ResultModel) -> Any:
