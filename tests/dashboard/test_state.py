@@ -167,10 +167,11 @@ def test_any_query_string_gives_a_valid_scenario(H: int, theta: float, n: int, j
 
 def test_notices_use_the_labels_on_the_page_not_url_keys() -> None:
     """A view's parameter is named in notices by its control's label, read from the built layout."""
-    from headdiv.dashboard.app import _layout, build_registry, control_labels
+    from headdiv.dashboard.app import build_registry
+    from headdiv.dashboard.page import control_labels, page_layout
 
     reg = build_registry(VIEWS)
-    reg.label(control_labels(_layout(reg, VIEWS)))
+    reg.label(control_labels(page_layout(reg, VIEWS)))
     notices = reg.parse("?dn=abc&sxv=0,x&H=abc").notices
     assert any(n.startswith("angles in the sweep: 'abc' is not a number") for n in notices), notices
     assert not any(n.startswith(("dn:", "sxv:", "H:")) for n in notices), notices

@@ -16,7 +16,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS, CheckContext, load_all_checks
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings, rq_settings
@@ -65,11 +65,21 @@ def accepts_valid_data_but_for_documented_rules(ctx: CheckContext, response: Any
     return positive_data_acceptance(ctx, response, case)
 
 
+def rejects_invalid_data_or_refuses_its_size(ctx: CheckContext, response: Any, case: schemathesis.Case) -> Any:
+    """`negative_data_rejection`, where a 413 also counts as a rejection: invalid data generated past the
+    body limit (a list far over its `maxItems`) is refused before it is parsed, as the API documents."""
+    if response.status_code == 413:
+        return None
+    return negative_data_rejection(ctx, response, case)
+
+
 def all_checks() -> list[Any]:
-    """Every check schemathesis has (`--checks all`), positive data acceptance as above."""
+    """Every check schemathesis has (`--checks all`), positive data acceptance and negative data rejection as
+    above."""
     load_all_checks()
-    checks: list[Any] = [c for c in CHECKS.get_all() if c is not positive_data_acceptance]
-    return [*checks, accepts_valid_data_but_for_documented_rules]
+    replaced = (positive_data_acceptance, negative_data_rejection)
+    checks: list[Any] = [c for c in CHECKS.get_all() if c not in replaced]
+    return [*checks, accepts_valid_data_but_for_documented_rules, rejects_invalid_data_or_refuses_its_size]
 
 
 @pytest.mark.parametrize(("operation_id", "mode"), CASES, ids=[f"{op}-{mode.value}" for op, mode in CASES])
