@@ -10,8 +10,8 @@ loaded on first use, so `import headdiv` stays light: no torch, no Dash, until a
 
 One package in floors, imports pointing down (CONTRIBUTING.md, "Layout"; `tests/test_layering.py`):
 `headdiv.version`; `headdiv.schemas` (the torch-free vocabulary); `headdiv.workers` (job protocol, torch
-engine, queue worker) and `headdiv.figures` (Plotly figure builders); `headdiv.dashboard` (the Dash front
-end, HTTP only); `headdiv.server` (the API, job submission; it mounts the dashboard); `headdiv.lab` (this
+engine, queue worker) and `headdiv.figures` (Plotly figure builders); `headdiv.client` (the one HTTP client
+of the API); `headdiv.dashboard` (the Dash front end, HTTP only); `headdiv.server` (the API, job submission; it mounts the dashboard); `headdiv.lab` (this
 Python API) and `headdiv.cli` (the command line). The Python API reaches the engine through the job
 protocol, as the server does, and draws with the same figure builders.
 """

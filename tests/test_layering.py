@@ -22,12 +22,14 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("headdiv.version",),
     ("headdiv.schemas",),
     ("headdiv.workers", "headdiv.figures"),
+    ("headdiv.client",),
     ("headdiv.dashboard",),
     ("headdiv.server",),
     ("headdiv.lab", "headdiv.cli"),
 )
 """Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the compute side and the
-figure builders; the Dash app; the HTTP API (which mounts the app); the Python API and the command line.
+figure builders; the one HTTP client of the API (the dashboard's and the Python API's); the Dash app; the
+HTTP API (which mounts the app); the Python API and the command line.
 The package's own `__init__` (lazy names for `import headdiv`) sits above them all, and nothing imports it."""
 
 DASHBOARD_MAY_IMPORT = ("headdiv.workers.jobs.state", "headdiv.workers.jobs.kinds")

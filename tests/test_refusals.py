@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from headdiv.dashboard.api_client import describe_422
+from headdiv.client import describe_422
 from headdiv.schemas import Scenario
 from headdiv.schemas.fields import error_lines, refusal_lines
 

@@ -1,179 +1,27 @@
-"""The dashboard's only way to the API: HTTP through httpx, every failure turned into a readable message.
+"""The dashboard's client of the API: the one HTTP client (`headdiv.client`), vouching for the browser.
 
-The dashboard talks to the API over HTTP even when both live in one process, so it behaves the same
-embedded and scaled. Callbacks never see an exception type from httpx or a raw response body: they get
-a `JobState` (the API's own job model, read back from JSON) or an `ApiError` whose message can be put on
-screen as it is.
+A browser's requests reach the API through the dashboard's server-side callbacks, so each names the
+browser's address, with the dashboard's key, and the API counts a visitor's work as theirs
+(`headdiv.schemas.vouching`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import flask
-import httpx
-from pydantic import ValidationError
 
-from headdiv.schemas.fields import refusal_lines
+from headdiv.client import ApiClient
 from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
-from headdiv.workers.jobs.state import JobState
-
-API_PREFIX = "/api/v1"
-UPLOAD_HEADER = "X-Headdiv-Upload"
-UNAVAILABLE = "the API is unavailable"
 
 
-class ApiError(Exception):
-    """A failure the user can read: `message` is shown as is; `status` is the HTTP code, if any."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-def describe_422(body: Any) -> str:
-    """The API's 422 body as 'field: reason; field: reason' (the first five: a line on screen)."""
-    return "; ".join(refusal_lines(body)[:5])
-
-
-def _message(resp: httpx.Response) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        body = None
-    if resp.status_code == 422:
-        return describe_422(body)
-    if resp.status_code in (502, 503, 504):
-        return UNAVAILABLE + (
-            f": {body['detail']}" if isinstance(body, dict) and isinstance(body.get("detail"), str) else ""
-        )
-    if resp.status_code == 413:
-        return "the request is too large"
-    if resp.status_code == 429:
-        detail = body.get("detail") if isinstance(body, dict) else None
-        wait = resp.headers.get("retry-after", "a few")
-        return f"the server is busy: {detail}" if isinstance(detail, str) else f"the server is busy; retry in {wait} s"
-    if resp.status_code == 404:
-        detail = body.get("detail") if isinstance(body, dict) else None
-        if isinstance(detail, str) and "job" not in detail.lower():
-            return f"not found: {detail}"
-        return "not found (the job may have expired; try again)"
-    if isinstance(body, dict):
-        detail = body.get("detail") or body.get("error") or body.get("message")
-        if isinstance(detail, dict):
-            detail = detail.get("message", detail)
-        if detail:
-            return f"the API answered {resp.status_code}: {detail}"
-    return f"the API answered {resp.status_code}"
-
-
-def _on_behalf_of() -> dict[str, str]:
-    """The browser's address, vouched for with the dashboard's key, so the API counts a dashboard user's work
-    as theirs (`headdiv.schemas.vouching`)."""
+def on_behalf_of() -> dict[str, str]:
+    """The browser's address, vouched for with the dashboard's key (none outside a request)."""
     if flask.has_request_context() and flask.request.remote_addr:
         return {CLIENT_HEADER: flask.request.remote_addr, KEY_HEADER: dashboard_key()}
     return {}
 
 
-class ApiClient:
-    """Thin synchronous client of the headdiv API for server-side Dash callbacks."""
-
-    def __init__(self, api_url: str, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
-        self.api_url = api_url.rstrip("/")
-        self._timeout = timeout
-        self._client = httpx.Client(
-            base_url=self.api_url + API_PREFIX,
-            timeout=httpx.Timeout(timeout, connect=3.0),
-            transport=transport,
-            headers={"user-agent": "headdiv-dashboard"},
-            # Idle connections are dropped here after 2 s, before uvicorn drops them (5 s): at equal
-            # timeouts a slider moved after a pause could go out on a connection being closed, and fail.
-            limits=httpx.Limits(keepalive_expiry=2.0),
-        )
-
-    def _send(
-        self, method: str, path: str, *, wait: float = 0.0, headers: dict[str, str] | None = None, **kw: Any
-    ) -> httpx.Response:
-        try:
-            timeout = httpx.Timeout(self._timeout + wait, connect=3.0)
-            sent = {**_on_behalf_of(), **(headers or {})}
-            resp = self._client.request(method, path, timeout=timeout, headers=sent, **kw)
-        except httpx.TimeoutException:
-            raise ApiError(f"{UNAVAILABLE}: no answer in time", None) from None
-        except httpx.HTTPError as exc:
-            raise ApiError(f"{UNAVAILABLE} ({type(exc).__name__})", None) from None
-        if resp.status_code >= 400:
-            raise ApiError(_message(resp), resp.status_code)
-        return resp
-
-    def _job(self, resp: httpx.Response) -> JobState:
-        try:
-            return JobState.model_validate(resp.json())
-        except (ValueError, ValidationError):
-            raise ApiError(f"the API answered {resp.status_code} with an unreadable job") from None
-
-    def submit(
-        self, path: str, body: dict[str, Any], *, wait: float = 0.0, until: str = "end", ahead: bool = False
-    ) -> JobState:
-        """POST a job (`/simulations`, `/surfaces`, ...), blocking up to `wait` seconds for its result (or,
-        `until="progress"`, for its first step: the first cells of a surface, drawn at once); `ahead`: computed
-        ahead of a person, at the lowest priority (`priority=background`)."""
-        params: dict[str, Any] = {"wait": wait} if wait else {}
-        if wait and until != "end":
-            params["until"] = until
-        if ahead:
-            params["priority"] = "background"
-        return self._job(self._send("POST", path, wait=wait, json=body, params=params or None))
-
-    def job(self, job_id: str) -> JobState:
-        return self._job(self._send("GET", f"/jobs/{job_id}"))
-
-    def cancel(self, job_id: str) -> JobState | None:
-        resp = self._send("DELETE", f"/jobs/{job_id}")
-        try:
-            return JobState.model_validate(resp.json())
-        except (ValueError, ValidationError):
-            return None
-
-    def get(self, path: str, params: dict[str, Any] | None = None, *, slow: float = 0.0) -> dict[str, Any]:
-        """GET an endpoint (e.g. `/theory/architecture`) and return its JSON object; `slow` adds seconds to
-        the time it may take (a computation the API caches once done)."""
-        return self._object(self._send("GET", path, wait=slow, params=params))
-
-    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST a JSON body to a cheap endpoint (e.g. `/polls`) and return its JSON object."""
-        return self._object(self._send("POST", path, json=body))
-
-    def relay(
-        self, path: str, body: Iterator[bytes], headers: Mapping[str, str], *, extra_timeout: float = 0.0
-    ) -> httpx.Response:
-        """Stream a browser's upload (`body`, its `content-type` and `content-length` in `headers`) to the API
-        chunk by chunk, never whole in memory, with the upload header; the API's answer is returned as it
-        is, 4xx included, for the page to read. Only an unreachable API raises `ApiError`."""
-        sent = {k: v for k, v in headers.items() if k.lower() in ("content-type", "content-length")}
-        try:
-            return self._client.request(
-                "POST",
-                path,
-                content=body,
-                headers={**_on_behalf_of(), **sent, UPLOAD_HEADER: "1"},
-                timeout=httpx.Timeout(self._timeout + extra_timeout, connect=3.0),
-            )
-        except httpx.TimeoutException:
-            raise ApiError(f"{UNAVAILABLE}: no answer in time", None) from None
-        except httpx.HTTPError as exc:
-            raise ApiError(f"{UNAVAILABLE} ({type(exc).__name__})", None) from None
-
-    def _object(self, resp: httpx.Response) -> dict[str, Any]:
-        try:
-            data = resp.json()
-        except ValueError:
-            raise ApiError("the API answered with something that is not JSON") from None
-        if not isinstance(data, dict):
-            raise ApiError("the API answered with an unexpected shape")
-        return data
-
-    def close(self) -> None:
-        self._client.close()
+def dashboard_client(api_url: str, **options: Any) -> ApiClient:
+    """The client the dashboard's callbacks share: the one HTTP client, vouching for each browser."""
+    return ApiClient(api_url, vouch=on_behalf_of, **options)

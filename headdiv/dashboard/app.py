@@ -23,8 +23,9 @@ from typing import cast
 from dash import Dash, Input, Output
 from dash import State as DashState
 
+from headdiv.client import ApiClient
 from headdiv.dashboard import play, tour_panel, vendored
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.dashboard.api_client import dashboard_client
 from headdiv.dashboard.client_config import clientside, config_state
 from headdiv.dashboard.ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.jobs import register_job, register_view_job
@@ -168,7 +169,7 @@ def create_dash_app(
     is refused before a byte leaves the browser. Both defaults are read as the API reads them (`DoorSettings`)."""
     views = list(VIEWS)
     registry = build_registry(views)
-    client = client or ApiClient(api_url)
+    client = client or dashboard_client(api_url)
     app = _Dash(__name__, title="headdiv", assets_folder=str(ASSETS), update_title="", serve_locally=True)
     # the page names each asset with its modification time (`?m=`), so a browser may keep it: a later visit
     # runs the scripts at once instead of asking whether each changed first

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
-from dash import dcc, html
+from dash import Output, dcc, html
 from dash.development.base_component import Component
 
 from headdiv.dashboard.standalone.buttons import view_exports
@@ -17,6 +18,11 @@ EXPLANATIONS = Path(__file__).parent / "explanations"
 def chart_id(name: str) -> dict[str, str]:
     """Pattern-matching id of a chart: the app sets every chart's export format through it."""
     return {"type": "chart", "name": name}
+
+
+def chart_outputs(names: Iterable[str]) -> list[Output]:
+    """The figure outputs of the charts `names` (a view's `CHARTS`, in the order its callback returns them)."""
+    return [Output(chart_id(name), "figure") for name in names]
 
 
 def graph_config(name: str, fmt: str = "png") -> dict[str, Any]:

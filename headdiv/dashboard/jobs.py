@@ -21,7 +21,7 @@ from typing import Any
 
 from dash import Dash, Input, Output, State, ctx, dcc, no_update
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.state import PageState

@@ -38,7 +38,7 @@ from dash import Dash, dcc
 from dash.development.base_component import Component
 from plotly.io.json import to_json_plotly
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.jobs import Request, computed, request_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import PageState, UrlRegistry

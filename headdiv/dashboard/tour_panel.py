@@ -18,7 +18,7 @@ from typing import Any
 from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.client_config import HIDING_PRESETS, clientside, config_state, preset_keys
 from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_note
 from headdiv.dashboard.presets import PRESETS, Preset

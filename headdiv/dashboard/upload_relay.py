@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import flask
 
-from headdiv.dashboard.api_client import API_PREFIX, ApiClient, ApiError
+from headdiv.client import API_PREFIX, ApiClient, ApiError
 
 UPLOAD_PATH = "/models/hdi"
 RELAY_WAIT_S = 600.0

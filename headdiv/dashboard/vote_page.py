@@ -15,7 +15,7 @@ from html import escape
 
 from flask import Flask, Response, request
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.tours import Question
 from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL, poll_id_or_none
 

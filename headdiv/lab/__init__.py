@@ -13,15 +13,18 @@ notebook's stop button: a local run is interrupted, a remote job is cancelled on
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from headdiv.client import ApiClient, ApiError
 from headdiv.lab.calls import CALLS, CallSpec, HeadsRequest
 from headdiv.lab.results import Result
-from headdiv.schemas.fields import canonical, error_lines, refusal_lines
+from headdiv.schemas.fields import canonical, error_lines
 from headdiv.schemas.results.reports import ModelHeadsReport
 from headdiv.workers.jobs.ids import job_id
 
@@ -121,34 +124,43 @@ class Lab:
             return instant_reports.hdi([np.asarray(m, dtype=np.float64) for m in request.matrices])  # type: ignore[attr-defined]
         return instant_reports.theory(request)  # type: ignore[arg-type]
 
-    def _client(self) -> Any:
-        import httpx
-
-        return httpx.Client(base_url=f"{self.url}/api/v1", timeout=max(30.0, POLL_S + 30))
+    @contextmanager
+    def _client(self) -> Iterator[ApiClient]:
+        """The one HTTP client (`headdiv.client`), its failures as this API's exceptions: a 422 as
+        `InvalidRequest` with every field line, anything else as `JobFailed`."""
+        assert self.url is not None
+        client = ApiClient(self.url, timeout=max(30.0, POLL_S + 30), agent="headdiv-python")
+        try:
+            yield client
+        except ApiError as exc:
+            if exc.status == 422:
+                raise InvalidRequest(list(exc.problems)) from None
+            raise JobFailed(exc.message) from None
+        finally:
+            client.close()
 
     def _remote(self, spec: CallSpec, request: BaseModel, jid: str | None, bar: _Bar) -> Any:
         body = request.model_dump(mode="json")
-        with self._client() as http:
+        with self._client() as api:
             if spec.method == "GET":
-                return spec.result.model_validate(_answer(http.get(spec.path, params=body)))
+                return spec.result.model_validate(api.get(spec.path, body))
             if spec.kind is None:
-                return spec.result.model_validate(_answer(http.post(spec.path, json=body)))
-            state = _answer(http.post(spec.path, json=body, params={"wait": POLL_S}))
+                return spec.result.model_validate(api.post(spec.path, body))
+            state = api.submit(spec.path, body, wait=POLL_S)
             deadline = time.monotonic() + self.timeout_s
             try:
-                while state.get("status") in ("queued", "running"):
-                    bar(float(state.get("progress") or 0.0))
+                while not state.done:
+                    bar(state.progress)
                     if time.monotonic() > deadline:
-                        raise TimeoutError(f"job {state.get('job_id')} not done in {self.timeout_s:g} s")
-                    state = _answer(http.get(f"/jobs/{state['job_id']}", params={"wait": POLL_S}))
+                        raise TimeoutError(f"job {state.job_id} not done in {self.timeout_s:g} s")
+                    state = api.job(state.job_id, wait=POLL_S)
             except BaseException:  # Ctrl-C, a notebook's stop button, the timeout: the server stops it too
-                if state.get("status") in ("queued", "running"):
-                    http.delete(f"/jobs/{state['job_id']}")
+                if not state.done:
+                    api.cancel(state.job_id)
                 raise
-            if state.get("status") != "finished":
-                error = state.get("error") or {}
-                raise JobFailed(f"{spec.name}: {error.get('message') or state.get('status')}")
-            return spec.result.model_validate(state["result"])
+            if state.status != "finished" or state.result is None:
+                raise JobFailed(f"{spec.name}: {state.message}")
+            return spec.result.model_validate(state.result)
 
     def heads(
         self,
@@ -178,36 +190,15 @@ class Lab:
         )
 
     def _remote_heads(self, query: HeadsRequest) -> ModelHeadsReport:
-        import os
-
-        with self._client() as http:
+        with self._client() as api:
             if not os.path.exists(query.model):
-                got = http.get(f"/models/builtin/{query.model}/hdi", params={"seed": query.seed}, timeout=600)
-                return ModelHeadsReport.model_validate(_answer(got))
+                got = api.get(f"/models/builtin/{query.model}/hdi", {"seed": query.seed}, slow=600)
+                return ModelHeadsReport.model_validate(got)
             form = {k: str(v) for k, v in (("num_heads", query.num_heads), ("num_kv_heads", query.num_kv_heads)) if v}
             with open(query.model, "rb") as f:
-                got = http.post(
-                    "/models/hdi",
-                    files={"file": (os.path.basename(query.model), f)},
-                    data={**form, "seed": str(query.seed)},
-                    headers={"X-Headdiv-Upload": "1"},
-                    timeout=600,
-                )
-            return ModelHeadsReport.model_validate(_answer(got))
-
-
-def _answer(response: Any) -> dict[str, Any]:
-    """The JSON of an answer; a 422 as `InvalidRequest` (its field lines), anything else as `JobFailed`."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = {}
-    if response.status_code == 422:
-        raise InvalidRequest(refusal_lines(body))
-    if response.status_code >= 400:
-        detail = body.get("detail") if isinstance(body, dict) else None
-        raise JobFailed(f"{response.status_code}: {detail or response.text[:200]}")
-    return body if isinstance(body, dict) else {}
+                files = {"file": (os.path.basename(query.model), f)}
+                got = api.upload("/models/hdi", files, {**form, "seed": str(query.seed)}, slow=600)
+            return ModelHeadsReport.model_validate(got)
 
 
 def _call(name: str) -> Callable[..., Result]:

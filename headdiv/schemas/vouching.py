@@ -17,6 +17,9 @@ import secrets
 CLIENT_HEADER = "x-headdiv-client"
 KEY_HEADER = "x-headdiv-dashboard-key"
 KEY_ENV = "HEADDIV_DASHBOARD_KEY"
+UPLOAD_HEADER = "X-Headdiv-Upload"
+"""What a client that is not one of this site's pages adds to an upload: a page of another site cannot add it
+without a CORS preflight the API never approves (`headdiv.server.api.origin`)."""
 
 
 def dashboard_key() -> str:

@@ -8,7 +8,7 @@ import socket
 import httpx
 import pytest
 
-from headdiv.dashboard.api_client import UNAVAILABLE, ApiClient, ApiError, describe_422
+from headdiv.client import UNAVAILABLE, ApiClient, ApiError, describe_422
 
 
 @pytest.fixture
@@ -96,6 +96,7 @@ def test_requests_made_for_a_browser_carry_its_address() -> None:
     """So the API counts a dashboard user's work as that user's, not the dashboard's (server.admission)."""
     import flask
 
+    from headdiv.dashboard.api_client import dashboard_client
     from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 
     seen: list[str | None] = []
@@ -105,8 +106,21 @@ def test_requests_made_for_a_browser_carry_its_address() -> None:
         assert "x-forwarded-for" not in request.headers
         return httpx.Response(200, json={"status": "ok"})
 
-    client = ApiClient("http://api", transport=httpx.MockTransport(answer))
+    client = dashboard_client("http://api", transport=httpx.MockTransport(answer))
     client.get("/health")
     with flask.Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": "203.0.113.9"}):
         client.get("/health")
     assert seen == [None, "203.0.113.9"]
+
+
+def test_a_422_keeps_every_field_line_apart_from_its_one_line_message() -> None:
+    """The dashboard shows one line (the first five problems); the Python API raises all of them."""
+    detail = [{"loc": ["body", f"f{i}"], "msg": "bad"} for i in range(7)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(422, json={"detail": detail})
+
+    with pytest.raises(ApiError) as info:
+        ApiClient("http://api", transport=httpx.MockTransport(answer)).post("/hdi", {})
+    assert info.value.status == 422 and info.value.problems == tuple(f"f{i}: bad" for i in range(7))
+    assert info.value.message == "; ".join(f"f{i}: bad" for i in range(5))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -47,6 +48,26 @@ def test_every_controlled_parameter_has_exactly_one_control() -> None:
     assert {"url", "state", "notices", "sim-result", "tabs"} <= set(strings)
     charts = [i["name"] for i in ids if isinstance(i, dict) and i.get("type") == "chart"]
     assert {"ens-bars", "surf-heat", "div-mse", "arch-mse", "wt-schemes"} <= set(charts)
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=lambda v: v.id)
+def test_a_views_charts_are_named_in_one_place(view: Any) -> None:
+    """`View.charts` is what its layout shows, once each; its callbacks' outputs are built from the same
+    tuple (`chart_outputs`), so a chart added to the layout but not to the view (or the reverse) fails."""
+    ids = _ids(view.layout(build_registry(VIEWS).parse("")), [])
+    shown = [i["name"] for i in ids if isinstance(i, dict) and i.get("type") == "chart"]
+    assert shown and sorted(shown) == sorted(view.charts)
+
+
+def test_every_chart_a_callback_draws_is_a_views_chart() -> None:
+    app = create_dash_app("http://127.0.0.1:9")
+    drawn = {
+        json.loads(part.removesuffix(".figure"))["name"]
+        for key in app.callback_map
+        for part in key.strip(".").split("...")
+        if part.startswith("{") and part.endswith(".figure")
+    }
+    assert "ens-bars" in drawn and drawn <= {name for view in VIEWS for name in view.charts}
 
 
 def test_tabs_are_the_views_in_order() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
-from headdiv.dashboard.api_client import ApiError
+from headdiv.client import ApiError
 from headdiv.dashboard.tours import TOURS
 from headdiv.dashboard.views.architecture import figures, layout
 from headdiv.figures import sweeps as figs

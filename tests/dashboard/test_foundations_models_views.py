@@ -20,7 +20,7 @@ from dash import no_update
 from fastapi import FastAPI
 from safetensors.numpy import save
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.app import build_registry
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import foundations as fv

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from flask import Flask
 
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.client import ApiClient
 from headdiv.dashboard.tour_panel import question_at
 from headdiv.dashboard.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
 from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL

@@ -205,7 +205,7 @@ def test_the_dashboard_relay_streams_the_upload_with_its_header(api: TestClient)
     as a same-site client, and hand back the API's answer as it is."""
     import httpx
 
-    from headdiv.dashboard.api_client import ApiClient
+    from headdiv.client import ApiClient
 
     seen: list[str | None] = []
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.client import ApiClient
 from headdiv.dashboard.live import LARGE_FONTS
 from headdiv.dashboard.standalone.math_text import render
 from headdiv.dashboard.standalone.page import document

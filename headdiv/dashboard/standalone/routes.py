@@ -13,7 +13,7 @@ from collections.abc import Callable
 import flask
 from dash import Dash
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.live import FigureCache
 from headdiv.dashboard.standalone.buttons import EXPORT_PATH
 from headdiv.dashboard.standalone.files import Exported, tour_file, view_file

@@ -8,7 +8,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.client import ApiClient
 from headdiv.dashboard.components import EXPLANATIONS
 from headdiv.dashboard.export import CLI_COMMANDS, cli_call, python_call
 from headdiv.dashboard.jobs import Request

@@ -7,8 +7,8 @@ from typing import Any
 from dash import Dash, Output, dcc, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
-from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
+from headdiv.client import ApiClient, ApiError
+from headdiv.dashboard.components import chart_outputs, control, export_bar, graph, job_status, number_input, view_page
 from headdiv.dashboard.jobs import computed, draw_result
 from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
@@ -82,17 +82,20 @@ def figures(result: ArchitectureResult, client: ApiClient) -> tuple[Any, Any, st
     return figs.architecture_mse(result), curves, error, figs.architecture_formula(result)
 
 
+CHARTS = ("arch-mse", "arch-theory")
+"""The Monte Carlo MSE of every split and the closed-form curves, in the order `figures` draws them."""
+
+
 def still(state: PageState, client: ApiClient) -> dict[str, Any]:
     """Both charts for a state, every split measured (a page without a server shows them)."""
     result = computed(client, architecture_request(state))
     assert isinstance(result, ArchitectureResult)
     mse, curves, _error, _formula = figures(result, client)
-    return {"arch-mse": mse, "arch-theory": curves}
+    return dict(zip(CHARTS, (mse, curves), strict=True))
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
-    charts = [Output(chart_id(name), "figure") for name in ("arch-mse", "arch-theory")]
-    outputs = [*charts, Output("arch-theory-error", "children"), Output("arch-formula", "children")]
+    outputs = [*chart_outputs(CHARTS), Output("arch-theory-error", "children"), Output("arch-formula", "children")]
     draw_result(app, "arch-result", outputs, lambda result: figures(result, client))
 
 
@@ -101,6 +104,7 @@ VIEW = View(
     label="Architecture",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[
         Param(
             "budget", "int", 32, component="arch-budget", lo=1, hi=MAX_BUDGET, help="Total head dimension D = H x d_k."

@@ -32,7 +32,7 @@ from headdiv.dashboard.state import PageState, Param
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-    from headdiv.dashboard.api_client import ApiClient
+    from headdiv.client import ApiClient
     from headdiv.dashboard.live import LivePart
 
 __all__ = ["SIM_RESULT_STORE", "STATE_STORE", "Ignores", "PageState", "Param", "Reasons", "Request", "View", "ViewJob"]
@@ -62,6 +62,9 @@ class View:
     url_params: list[Param] = field(default_factory=list)
     description: str = ""
     """One line shown under the tab bar (what the view is for)."""
+    charts: tuple[str, ...] = ()
+    """Its charts by name (`CHARTS` in its module): the `graph(name)`s of its layout, the figures its callbacks
+    and live parts draw (a test holds the three together)."""
     shows_simulation: bool = False
     """True when the view draws the page's simulation result (its body dims while that runs)."""
     jobs: tuple[ViewJob, ...] = ()

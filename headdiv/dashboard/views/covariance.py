@@ -7,8 +7,8 @@ from typing import Any
 from dash import Dash, Input, Output, dcc, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient
-from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
+from headdiv.client import ApiClient
+from headdiv.dashboard.components import chart_outputs, control, export_bar, graph, job_status, view_page
 from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.state import PageState, Param
@@ -17,6 +17,9 @@ from headdiv.dashboard.views.diversity import thetas
 from headdiv.figures import covariance as figs
 from headdiv.figures.verdicts import covariance_verdict
 from headdiv.schemas.results.labs import CovarianceResult
+
+CHARTS = ("cv-split", "cv-bound", "cv-pairs")
+"""The lab's charts, in the order its callback draws them."""
 
 MAX_PAIR = 120
 """Pairs of 16 heads, the lab's most."""
@@ -62,23 +65,15 @@ def layout(state: PageState) -> Component:
 def charts(result: CovarianceResult, pair: Any) -> dict[str, Any]:
     """The lab's charts for a result, by name, the curves of `pair` (0: the mean over pairs)."""
     pair = int(pair or 0)
-    return {
-        "cv-split": figs.split_over_theta(result, pair),
-        "cv-bound": figs.bound_vs_truth(result, pair),
-        "cv-pairs": figs.pair_heatmap(result),
-    }
+    figures = (figs.split_over_theta(result, pair), figs.bound_vs_truth(result, pair), figs.pair_heatmap(result))
+    return dict(zip(CHARTS, figures, strict=True))
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     draw_result(
         app,
         "cv-result",
-        [
-            Output(chart_id("cv-split"), "figure"),
-            Output(chart_id("cv-bound"), "figure"),
-            Output(chart_id("cv-pairs"), "figure"),
-            Output("cv-verdict", "children"),
-        ],
+        [*chart_outputs(CHARTS), Output("cv-verdict", "children")],
         lambda result, pair: (*charts(result, pair).values(), covariance_verdict(result)),
         Input("cv-pair", "value"),
     )
@@ -89,6 +84,7 @@ VIEW = View(
     label="Covariance",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[
         Param("cv_n", "int", 7, component="cv-n", lo=2, hi=19, help="Angles in the covariance lab."),
         Param("cv_pair", "int", 0, component="cv-pair", lo=0, hi=MAX_PAIR, help="Pair shown (0: mean)."),

@@ -9,8 +9,8 @@ from typing import Any
 from dash import Dash, Output, dcc, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient
-from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, view_page
+from headdiv.client import ApiClient
+from headdiv.dashboard.components import chart_outputs, control, export_bar, graph, job_status, view_page
 from headdiv.dashboard.jobs import draw_result
 from headdiv.dashboard.live import LivePart
 from headdiv.dashboard.state import PageState, Param
@@ -60,15 +60,25 @@ def sweep_request(state: PageState, regime: Regime = REGIMES[0]) -> tuple[str, d
     return "/sweeps/diversity", {"base": base, "thetas": thetas(state.get("dn", 10))}
 
 
+def regime_charts(regime: Regime) -> tuple[str, str]:
+    """A regime's two charts: MSE against HDI, correlation against overlap."""
+    return f"{regime.prefix}-mse", f"{regime.prefix}-corr"
+
+
+CHARTS = tuple(name for regime in REGIMES for name in regime_charts(regime))
+"""Every regime's charts, column by column."""
+
+
 def _column(regime: Regime, first: bool) -> Component:
     p = regime.prefix
+    mse, corr = regime_charts(regime)
     return html.Div(
         [
             html.H3(regime.title),
             job_status(p),
-            graph(f"{p}-mse", "open this tab to run the sweep" if first else "computing…"),
+            graph(mse, "open this tab to run the sweep" if first else "computing…"),
             html.Div(id=f"{p}-verdict", className="verdict", role="status"),
-            graph(f"{p}-corr"),
+            graph(corr),
             export_bar(p),
         ],
         className="regime",
@@ -97,8 +107,8 @@ def layout(state: PageState) -> Component:
 
 def charts(regime: Regime, result: DiversitySweepResult, _state: PageState | None = None) -> dict[str, Any]:
     """A regime's charts for its sweep, by name."""
-    p = regime.prefix
-    return {f"{p}-mse": figs.mse_vs_hdi(result), f"{p}-corr": figs.correlation_vs_overlap(result)}
+    figures = (figs.mse_vs_hdi(result), figs.correlation_vs_overlap(result))
+    return dict(zip(regime_charts(regime), figures, strict=True))
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
@@ -107,11 +117,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         draw_result(
             app,
             f"{p}-result",
-            [
-                Output(chart_id(f"{p}-mse"), "figure"),
-                Output(chart_id(f"{p}-corr"), "figure"),
-                Output(f"{p}-verdict", "children"),
-            ],
+            [*chart_outputs(regime_charts(regime)), Output(f"{p}-verdict", "children")],
             partial(lambda r, result: (*charts(r, result).values(), diversity_verdict(result)), regime),
         )
 
@@ -121,6 +127,7 @@ VIEW = View(
     label="Diversity",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[Param("dn", "int", 10, component="div-n", lo=3, hi=31, help="Angles in the theta sweep.")],
     description="Turn the heads apart from θ = 0 to 90°: the paper's bound holds for pure noise, not for a shared signal.",
     jobs=tuple(

@@ -7,7 +7,7 @@ from typing import Any
 from dash import Dash, Input, Output, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.client import ApiClient
 from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, export_bar, graph, radio, view_page
 from headdiv.dashboard.ids import view_sim
@@ -86,6 +86,7 @@ VIEW = View(
     label="Ensemble",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[
         Param(
             "matrix",

@@ -19,7 +19,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from dash.development.base_component import Component
 from pydantic import BaseModel
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
+from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, download_bar, explanation, graph, log_scale, number_input
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
@@ -295,6 +295,10 @@ PANELS: tuple[Panel, ...] = (
 )
 
 
+CHARTS = tuple(cid for panel in PANELS for cid, prop in panel.outputs if prop == "figure")
+"""Every lesson's charts, panel by panel."""
+
+
 def _register_panel(app: Dash, client: ApiClient, panel: Panel) -> None:
     """Fetch one lesson when its own parameters change (the last request is kept in a store, so
     moving another lesson's slider sends nothing) and draw it; an API refusal is shown, never raised.
@@ -360,6 +364,7 @@ VIEW = View(
     label="Foundations",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=URL_PARAMS,
     description="The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget.",
     ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},

@@ -14,8 +14,8 @@ from typing import Any
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient, ApiError
-from headdiv.dashboard.components import chart_id, control, download_bar, graph, number_input, radio, view_page
+from headdiv.client import ApiClient, ApiError
+from headdiv.dashboard.components import chart_outputs, control, download_bar, graph, number_input, radio, view_page
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.state import PageState, Param
@@ -156,6 +156,9 @@ def layout(state: PageState) -> Component:
     )
 
 
+CHARTS = ("mdl-layers", "mdl-overlap", "mdl-angles", "mdl-dendro", "mdl-clustered", "mdl-contrib")
+"""The view's charts, in the order `_figures` draws them (every one of the layer shown)."""
+
 SHOWN: dict[str, str] = {}
 HIDDEN = {"display": "none"}
 BUILTIN_SECONDS = 60.0
@@ -229,12 +232,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         return _builtin(client, model, seed)
 
     @app.callback(
-        Output(chart_id("mdl-layers"), "figure"),
-        Output(chart_id("mdl-overlap"), "figure"),
-        Output(chart_id("mdl-angles"), "figure"),
-        Output(chart_id("mdl-dendro"), "figure"),
-        Output(chart_id("mdl-clustered"), "figure"),
-        Output(chart_id("mdl-contrib"), "figure"),
+        *chart_outputs(CHARTS),
         Output("mdl-prune", "children"),
         Output("mdl-layer", "max"),
         Output("mdl-layer", "marks"),
@@ -303,6 +301,7 @@ VIEW = View(
     label="Real models",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[
         Param(
             "model",

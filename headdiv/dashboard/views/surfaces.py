@@ -13,9 +13,9 @@ from typing import Any
 from dash import Dash, Input, Output, dcc, html, no_update
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.client import ApiClient
 from headdiv.dashboard.client_config import clientside
-from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, radio, view_page
+from headdiv.dashboard.components import chart_outputs, control, export_bar, graph, job_status, radio, view_page
 from headdiv.dashboard.jobs import computed, draw_result
 from headdiv.dashboard.state import PageState, Param, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
@@ -125,14 +125,19 @@ def layout(state: PageState) -> Component:
     )
 
 
+CHARTS = ("surf-heat", "surf-3d-chart")
+"""The heatmap and the 3-D surface (drawn when ticked), in the order the view's callback draws them."""
+
+
 def still(state: PageState, client: ApiClient) -> dict[str, Any]:
     """The heatmap (and the 3-D surface when the state asks for it) with every cell computed."""
     result = computed(client, surface_request(state))
     assert isinstance(result, SurfaceResult)
     metric = str(state.get("sm", "mse"))
-    charts = {"surf-heat": figs.surface_heatmap(result, metric)}
+    heat, three_d = CHARTS
+    charts = {heat: figs.surface_heatmap(result, metric)}
     if state.get("s3d"):
-        charts["surf-3d-chart"] = figs.surface_3d(result, metric)
+        charts[three_d] = figs.surface_3d(result, metric)
     return charts
 
 
@@ -141,8 +146,9 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         metric = metric if metric in METRICS else "mse"
         return figs.surface_heatmap(result, metric), figs.surface_3d(result, metric) if three_d else no_update
 
-    charts = [Output(chart_id("surf-heat"), "figure"), Output(chart_id("surf-3d-chart"), "figure")]
-    draw_result(app, "surf-result", charts, figures, Input("surf-metric", "value"), Input("surf-3d", "value"))
+    draw_result(
+        app, "surf-result", chart_outputs(CHARTS), figures, Input("surf-metric", "value"), Input("surf-3d", "value")
+    )
 
     app.clientside_callback(
         clientside("showWhenChecked"),
@@ -209,6 +215,7 @@ VIEW = View(
     label="Surfaces",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[
         *[p for axis, default in AXES.items() for p in _axis_params(axis, default)],
         Param("sm", "choice", "mse", component="surf-metric", choices=METRICS, help="Metric shown."),

@@ -9,8 +9,8 @@ from typing import Any
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient
-from headdiv.dashboard.components import chart_id, control, export_bar, graph, job_status, number_input, view_page
+from headdiv.client import ApiClient
+from headdiv.dashboard.components import chart_outputs, control, export_bar, graph, job_status, number_input, view_page
 from headdiv.dashboard.jobs import computed, draw_result, stored_result
 from headdiv.dashboard.state import PageState, Param, checkbox
 from headdiv.dashboard.views.base import Ignores, Reasons, View, ViewJob
@@ -124,37 +124,29 @@ def layout(state: PageState) -> Component:
     )
 
 
+CHARTS = ("tr-curves", "tr-mse", "tr-overlap", "tr-angles")
+"""The view's charts, in the order `charts` draws them."""
+
+
+def charts(result: TrainingResult, frame: int) -> dict[str, Any]:
+    """The four charts at recorded step `frame`."""
+    draw = (figs.loss_and_hdi, figs.mse_split, figs.overlap_at, figs.angles_at)
+    return dict(zip(CHARTS, (f(result, frame) for f in draw), strict=True))
+
+
 def still(state: PageState, client: ApiClient) -> dict[str, Any]:
     """The four charts at the last recorded step, once the training is done."""
     result = computed(client, training_request(state))
     assert isinstance(result, TrainingResult)
-    last = max(0, len(result.steps) - 1)
-    return {
-        "tr-curves": figs.loss_and_hdi(result, last),
-        "tr-mse": figs.mse_split(result, last),
-        "tr-overlap": figs.overlap_at(result, last),
-        "tr-angles": figs.angles_at(result, last),
-    }
+    return charts(result, max(0, len(result.steps) - 1))
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     draw_result(
         app,
         "tr-result",
-        [
-            Output(chart_id("tr-curves"), "figure"),
-            Output(chart_id("tr-mse"), "figure"),
-            Output(chart_id("tr-overlap"), "figure"),
-            Output(chart_id("tr-angles"), "figure"),
-            Output("tr-verdict", "children"),
-        ],
-        lambda result, frame: (
-            figs.loss_and_hdi(result, int(frame or 0)),
-            figs.mse_split(result, int(frame or 0)),
-            figs.overlap_at(result, int(frame or 0)),
-            figs.angles_at(result, int(frame or 0)),
-            training_verdict(result),
-        ),
+        [*chart_outputs(CHARTS), Output("tr-verdict", "children")],
+        lambda result, frame: (*charts(result, int(frame or 0)).values(), training_verdict(result)),
         Input("tr-frame", "value"),
     )
 
@@ -198,6 +190,7 @@ VIEW = View(
     label="Training lab",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     url_params=[
         Param("trinit", "choice", "random", component="tr-init", choices=tuple(INITS), help="Initial heads."),
         Param("tropt", "choice", "adam", component="tr-opt", choices=tuple(OPTIMIZERS), help="Optimizer."),

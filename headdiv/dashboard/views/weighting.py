@@ -7,7 +7,7 @@ from typing import Any
 from dash import Dash, Input, Output, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.api_client import ApiClient
+from headdiv.client import ApiClient
 from headdiv.dashboard.client_config import clientside
 from headdiv.dashboard.components import chart_id, download_bar, graph, view_page
 from headdiv.dashboard.controls import VIEW_OWNED, view_owned_control
@@ -68,6 +68,7 @@ VIEW = View(
     label="Weighting",
     layout=layout,
     register_callbacks=register_callbacks,
+    charts=CHARTS,
     description="How to combine heads: fixed weights from the error moments, or MAW's per-query gating.",
     shows_simulation=True,
     live=(LivePart(simulation_request, _live),),

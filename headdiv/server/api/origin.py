@@ -13,7 +13,9 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
 
-UPLOAD_HEADER = "X-Headdiv-Upload"
+from headdiv.schemas.vouching import UPLOAD_HEADER
+
+__all__ = ["UPLOAD_HEADER", "check_upload_origin"]
 
 
 def _same_origin(origin: str, request: Request) -> bool:
