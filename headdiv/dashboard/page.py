@@ -8,7 +8,7 @@ from typing import Any
 from dash import dcc, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard import tour_panel
+from headdiv.dashboard import tour_layout
 from headdiv.dashboard.client_config import CLIENT_CONFIG, client_config
 from headdiv.dashboard.components import job_status
 from headdiv.dashboard.controls import scenario_sidebar
@@ -113,7 +113,7 @@ def _sidebar(registry: UrlRegistry, state: PageState) -> Component:
     # the scenario is a part of its own: a phone shows it right under the tabs, before the charts it drives
     scenario = html.Div([html.H2("Scenario"), scenario_sidebar(registry, state)], className="scenario-part")
     # the three tours before the ten presets: a lecturer finds them without scrolling the sidebar
-    return html.Aside([scenario, tour_panel.tour_links(), presets], className="sidebar part-sidebar")
+    return html.Aside([scenario, tour_layout.tour_links(), presets], className="sidebar part-sidebar")
 
 
 def _view(v: View, state: PageState) -> Component:
@@ -149,7 +149,7 @@ def page_layout(registry: UrlRegistry, views: list[View]) -> Component:
                     _sidebar(registry, state),
                     html.Main(
                         [
-                            tour_panel.layout(),
+                            tour_layout.layout(),
                             dcc.Tabs(
                                 id="tabs",
                                 value=first,

@@ -15,179 +15,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Dash, Input, Output, State, ctx, html, no_update
 from dash.development.base_component import Component
 
 from headdiv.client import ApiClient, ApiError
-from headdiv.dashboard.client_config import HIDING_PRESETS, clientside, config_state, preset_keys
+from headdiv.dashboard.client_config import clientside, config_state
 from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_note
-from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.shared_callbacks import pure_callback
-from headdiv.dashboard.standalone.buttons import tour_file_button, tour_file_link
+from headdiv.dashboard.standalone.buttons import tour_file_link
 from headdiv.dashboard.state import PageState, UrlRegistry
-from headdiv.dashboard.tours import PAGE_KEYS, TOURS, Question, Step, Tour, step_link
+from headdiv.dashboard.tour_layout import TOUR_STATE, distribution, question_block
+from headdiv.dashboard.tour_story import current_step, preset_story, step_key
+from headdiv.dashboard.tours import PAGE_KEYS, Step, step_link
 from headdiv.dashboard.views.base import STATE_STORE
 from headdiv.schemas.polls import poll_id_or_none
-
-POLL_REFRESH_MS = 1000
-TOUR_STATE = "tour-state"
-
-
-def layout() -> Component:
-    """The panel as the callbacks below leave it without a tour (a page without one sends them nothing)."""
-    return html.Section(
-        [
-            dcc.Store(id=TOUR_STATE),
-            dcc.Store(id="tour-choice"),
-            dcc.Store(id="tour-poll"),
-            dcc.Interval(id="tour-poll-tick", interval=POLL_REFRESH_MS, disabled=True),
-            html.Div(id="tour-gate", className="tour-gate"),
-            html.Div(
-                [
-                    html.Span(id="tour-name", className="tour-name"),
-                    html.Span(id="tour-count", className="tour-count"),
-                ],
-                className="tour-head",
-            ),
-            html.H2(id="tour-step-title", className="tour-step-title"),
-            html.P(id="tour-narrative", className="tour-narrative"),
-            html.Div(id="tour-question", className="tour-question"),
-            html.Div(id="tour-reveal", className="tour-reveal", role="status"),
-            html.Div(
-                [
-                    html.Button(
-                        "Ask the class",
-                        id="tour-poll-open",
-                        n_clicks=0,
-                        className="btn btn-small",
-                        style={"display": "none"},
-                    ),
-                    html.Div(id="tour-poll-box", className="tour-poll-box"),
-                ],
-                id="tour-poll-area",
-                className="tour-poll part-poll",
-            ),
-            html.Nav(
-                [
-                    dcc.Link("← previous", id="tour-prev", href="", className="btn tour-nav"),
-                    dcc.Link("next →", id="tour-next", href="", className="btn tour-nav"),
-                    tour_file_button(),  # the whole tour as one HTML file that works offline
-                ],
-                id="tour-nav",
-                className="tour-nav-row",
-                style={"display": "none"},
-            ),
-        ],
-        id="tour-panel",
-        className="tour-panel",
-        style={"display": "none"},
-    )
-
-
-def tour_links() -> Component:
-    """The sidebar's list of tours: each opens its first step (the page's lecture flags carried along)."""
-    return html.Div(
-        [html.H2("Tours")]
-        + [
-            dcc.Link(
-                t.name,
-                href=step_link(t.id, 1),
-                id={"type": "tour-link", "tour": t.id},
-                title=t.summary,
-                className="preset tour-link",
-            )
-            for t in TOURS.values()
-        ],
-        className="presets tours part-presets",
-    )
-
-
-def _current(st: PageState) -> tuple[Tour, int] | None:
-    tour = TOURS.get(str(st.get("tour") or ""))
-    if tour is None:
-        return None
-    k = min(max(int(st.get("step") or 1), 1), len(tour.steps))
-    return tour, k
-
-
-def step_key(tour: Tour, k: int) -> str:
-    """`tour/step`: what a class poll is about (the vote page shows that step's question)."""
-    return f"{tour.id}/{k}"
-
-
-def question_at(topic: str) -> Question | None:
-    """The question of the step a poll's topic names (None when it names none)."""
-    name, _, k = topic.partition("/")
-    tour = TOURS.get(name)
-    if tour is None or not k.isdigit() or not 1 <= int(k) <= len(tour.steps):
-        return None
-    return tour.steps[int(k) - 1].question
-
-
-def active_preset(registry: UrlRegistry, st: PageState) -> Preset | None:
-    """The preset whose scenario and settings the page shows exactly, on the view it opens (None once
-    anything was moved)."""
-    for preset in PRESETS:
-        if preset.tab is not None and st.get("tab") != preset.tab:
-            continue
-        target = registry.parse(preset.query).values
-        keys = set(preset_keys(registry))
-        if all(_same(st.get(k), target.get(k)) for k in keys):
-            return preset
-    return None
-
-
-def preset_story(registry: UrlRegistry, st: PageState) -> Preset | None:
-    """The preset whose story the panel tells: none while the presets are hidden (`hide=presets`), where a
-    lecturer's link that happens to match a preset must not narrate a button the class cannot see."""
-    return None if st.hidden() & set(HIDING_PRESETS) else active_preset(registry, st)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-        return list(a or []) == list(b or [])
-    return bool(a == b)
-
-
-def _question(q: Question) -> list[Component]:
-    return [
-        html.P(q.prompt, className="tour-prompt"),
-        html.Div(
-            [
-                html.Button(c.label, id={"type": "tour-choice", "choice": c.id}, n_clicks=0, className="btn choice")
-                for c in q.choices
-            ],
-            className="tour-choices",
-            role="group",
-        ),
-        html.P("Choose an answer to see the figure.", className="tour-hint"),
-    ]
-
-
-def distribution(q: Question, poll: dict[str, Any]) -> Component:
-    """The class's answers as bars (counts only; the labels are the tour's own)."""
-    counts = poll.get("counts") or {}
-    total = max(1, int(poll.get("total") or 0))
-    rows = []
-    for c in q.choices:
-        n = int(counts.get(c.id, 0))
-        rows.append(
-            html.Div(
-                [
-                    html.Span(c.label, className="dist-label"),
-                    html.Span(
-                        html.Span(style={"width": f"{100 * n / total:.0f}%"}, className="dist-fill"),
-                        className="dist-bar",
-                    ),
-                    html.Span(str(n), className="dist-count"),
-                ],
-                className="dist-row" + (" right" if c.id == q.answer else ""),
-            )
-        )
-    return html.Div(
-        [html.P(f"The class ({int(poll.get('total') or 0)} answers):", className="dist-title"), *rows],
-        className="dist",
-    )
 
 
 def _register_gate(app: Dash) -> None:
@@ -248,7 +89,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
     def _render(data: Any) -> tuple[Any, ...]:
         st = PageState.from_data(data or registry.defaults())
         hidden = {"display": "none"}
-        found = _current(st)
+        found = current_step(st)
         if found is None:
             preset = preset_story(registry, st)
             if preset is None:
@@ -269,7 +110,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
             f"step {k} of {n}",
             step.title,
             step.narrative,
-            _question(step.question) if step.question else [],
+            question_block(step.question) if step.question else [],
             prev_href,
             next_href,
             nav if prev_href else nav + " disabled",
@@ -298,7 +139,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         trigger = ctx.triggered_id
         if not isinstance(trigger, dict) or not ctx.triggered[0].get("value"):
             return no_update
-        found = _current(PageState.from_data(data))
+        found = current_step(PageState.from_data(data))
         if found is None:
             return no_update
         return {**(chosen or {}), step_key(*found): str(trigger.get("choice"))}
@@ -313,7 +154,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
     )
     def _open_poll(clicks: Any, data: Any, polls: Any) -> tuple[Any, Any]:
         """Open the step's class poll (`tour/step` -> poll id, one per step)."""
-        found = _current(PageState.from_data(data))
+        found = current_step(PageState.from_data(data))
         if not clicks or found is None:
             return no_update, no_update
         q = found[0].steps[found[1] - 1].question
@@ -339,7 +180,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         prevent_initial_call=True,  # the layout is its answer without a tour
     )
     def _reveal(data: Any, choice: Any, poll: Any, _tick: Any, href: str | None) -> tuple[Any, ...]:
-        found = _current(PageState.from_data(data or registry.defaults()))
+        found = current_step(PageState.from_data(data or registry.defaults()))
         off = {"display": "none"}
         if found is None:
             return "tour-gate", [], [], True, off

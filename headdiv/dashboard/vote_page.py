@@ -16,6 +16,7 @@ from html import escape
 from flask import Flask, Response, request
 
 from headdiv.client import ApiClient, ApiError
+from headdiv.dashboard.tour_story import question_at
 from headdiv.dashboard.tours import Question
 from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL, poll_id_or_none
 
@@ -61,8 +62,6 @@ def _with_voter(page: Response, poll_id: str, voter: str) -> Response:
 
 
 def register_vote_page(server: Flask, client: ApiClient) -> None:
-    from headdiv.dashboard.tour_panel import question_at
-
     def load(poll_id: str) -> tuple[Question | None, Response | None]:
         if poll_id_or_none(poll_id) is None:
             return None, _page("No such poll", "<h1>No such poll.</h1>", 404)

@@ -10,11 +10,13 @@ the CLI and the URL.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import (
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     ValidationInfo,
@@ -116,6 +118,20 @@ class ScenarioCore(StrictModel):
     queries: Int = Field(64, ge=1, le=1024, title="query points", description="Fixed query points.")
     seed: Seed = Field(0, title="seed", description="Seed of every random draw.")
 
+    _work: float | None = PrivateAttr(None)
+    """`work`, computed once: the budget check, the job's total, its batches and its progress all read it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if not name.startswith("_"):
+            self._work = None  # another scenario now: its cost is computed again
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            copy._work = None
+        return copy
+
     @model_validator(mode="after")
     def _cross_field_rules(self, info: ValidationInfo) -> ScenarioCore:
         if self.dependence == "iid" and self.phi != 0:
@@ -156,7 +172,11 @@ class ScenarioCore(StrictModel):
     def work(self) -> float:
         """The cost measure of the work budget: every part of a run in work units (`cost.PARTS`: the NW
         steps, drawing the training sets, the key maps, the moments, fixed costs, building dense heads)."""
-        return work_of(self.cost_counts())
+        private = self.__pydantic_private__  # read directly: the attribute lookup costs half the computation
+        if private is None or private.get("_work") is None:
+            self._work = work_of(self.cost_counts())
+            return self._work
+        return float(private["_work"])
 
     def cost_counts(self) -> dict[str, float]:
         """Each part of a run's cost in its own unit (`cost.PARTS`)."""

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from headdiv.dashboard.app import create_dash_app
-from headdiv.dashboard.tour_panel import TOUR_STATE, step_key
+from headdiv.dashboard.tour_layout import TOUR_STATE
+from headdiv.dashboard.tour_story import step_key
 from headdiv.dashboard.tours import TOURS
 from headdiv.schemas.polls import poll_id_or_none
 

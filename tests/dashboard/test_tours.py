@@ -9,7 +9,8 @@ import pytest
 
 from headdiv.dashboard.app import build_registry
 from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.tour_panel import active_preset, distribution, preset_story, question_at, step_key
+from headdiv.dashboard.tour_layout import distribution
+from headdiv.dashboard.tour_story import active_preset, preset_story, question_at, step_key
 from headdiv.dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.architecture import architecture_request

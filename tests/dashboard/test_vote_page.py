@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 
 from headdiv.client import ApiClient
-from headdiv.dashboard.tour_panel import question_at
+from headdiv.dashboard.tour_story import question_at
 from headdiv.dashboard.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
 from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL
 from headdiv.server.polls import VoterTokens

@@ -108,3 +108,31 @@ def test_a_simulation_is_hashed_once_its_job_id_is_its_cell_id(monkeypatch: pyte
     todo = cells.pending(job_kind("surface"), surface, MemoryCache(1 << 20), "surface-id")
     assert todo.cells is not None and len(hashed) == 2
     assert todo.cells.ids == [ids.job_id("simulation", canonical(c)) for c in surface.scenarios()]
+
+
+def test_a_cells_cost_is_computed_once_from_its_validation_to_its_last_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget check, the job's total, the batches and the progress all read one computed `work` per cell;
+    a copy with other fields (or a changed field) is costed again, never served the old figure."""
+    from headdiv.schemas import SurfaceRequest, scenario
+    from headdiv.workers.engine.simulation import plan_batches
+    from headdiv.workers.jobs import cells
+    from headdiv.workers.jobs.kinds import job_kind
+
+    counted: list[int] = []
+    real = scenario.scenario_counts
+    monkeypatch.setattr(scenario, "scenario_counts", lambda s: counted.append(s.H) or real(s))
+    surface = SurfaceRequest.model_validate(
+        {
+            "base": {"H": 2, "replicates": 4, "queries": 2, "n": 16},
+            "x": {"param": "theta", "values": [0, 45, 90]},
+            "y": {"param": "H", "values": [2, 4]},
+        }
+    )
+    cells_ = surface.scenarios()
+    todo = cells.pending(job_kind("surface"), surface, MemoryCache(1 << 20), "surface-id")
+    plan_batches(todo.missing, 1e9, 1e9, 10**9)
+    assert sorted(counted) == sorted([surface.base.H, *(c.H for c in cells_)])  # the base's own check, each cell
+    other = cells_[0].model_copy(update={"H": 8})
+    assert other.work > cells_[0].work and other.work == Scenario.model_validate(other.model_dump()).work
+    cells_[1].H = 8
+    assert cells_[1].work == other.work

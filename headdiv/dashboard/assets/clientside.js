@@ -9,7 +9,7 @@
     return JSON.stringify(v);
   };
 
-  // the preset that page state `d` matches, as `tour_panel.active_preset` decides (or null)
+  // the preset that page state `d` matches, as `tour_story.active_preset` decides (or null)
   function matchingPreset(d, presets) {
     for (var id in presets.targets) {
       var t = presets.targets[id], ok = !presets.views[id] || d.tab === presets.views[id];

@@ -17,7 +17,6 @@ from typing import Any
 
 from dash import Dash, Input, Output, State, dcc, html, no_update
 from dash.development.base_component import Component
-from pydantic import BaseModel
 
 from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.components import chart_id, control, download_bar, explanation, graph, log_scale, number_input
@@ -25,79 +24,22 @@ from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.live import LivePart, drawn_to_the_end
 from headdiv.dashboard.standalone.buttons import view_exports
-from headdiv.dashboard.state import PageState, Param, checkbox
+from headdiv.dashboard.state import PageState
 from headdiv.dashboard.views.base import View
-from headdiv.dashboard.views.lesson_requests import budget_params, entropy_params, scaling_params, softmax_params
+from headdiv.dashboard.views.lesson_params import (
+    URL_PARAMS,
+    budget_params,
+    entropy_params,
+    scaling_params,
+    softmax_params,
+)
 from headdiv.figures import foundations as figs
 from headdiv.figures.theme import empty_figure
 from headdiv.schemas.fields import field_bounds
-from headdiv.schemas.lessons import LESSONS, BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.schemas.lessons import LESSONS, ScalingQuery
 
 VIEW_ID = "foundations"
 
-
-def _default(model: type[BaseModel], name: str) -> Any:
-    return model.model_fields[name].get_default(call_default_factory=True)
-
-
-def _int_param(name: str, model: type[BaseModel], field: str, component: str, help_text: str) -> Param:
-    """A whole-number lesson parameter with the query model's own default and bounds."""
-    b = field_bounds(model.model_fields[field])
-    return Param(name, "int", _default(model, field), component=component, lo=b.lo, hi=b.hi, help=help_text)
-
-
-def _log10_slider(default: float) -> dict[str, Any]:
-    """Temperature spans 1e-3..1e3: the slider moves in log10, the state keeps the number itself."""
-    return {
-        "to_component": lambda v: math.log10(v),
-        "from_component": lambda c: round(10 ** float(c), 6) if c is not None else default,
-    }
-
-
-def _heads_from_component(raw: Any) -> list[float]:
-    return [float(h) for h in (raw or [])]
-
-
-_T = field_bounds(SoftmaxQuery.model_fields["temperature"])
-URL_PARAMS: list[Param] = [
-    _int_param("sc_dk", ScalingQuery, "d_k", "fd-sc-dk", "Scaling lesson: head dimension d_k."),
-    _int_param("sc_n", ScalingQuery, "samples", "fd-sc-n", "Scaling lesson: random (query, key) pairs."),
-    _int_param("fseed", ScalingQuery, "seed", "fd-seed", "Seed of the scaling and entropy lessons."),
-    Param(
-        "sm_scores",
-        "floats",
-        _default(SoftmaxQuery, "scores"),
-        component="fd-sm-scores",
-        max_items=64,
-        help="Softmax lesson: the scores s_i (comma separated).",
-    ),
-    Param(
-        "sm_T",
-        "float",
-        1.0,
-        component="fd-sm-t",
-        lo=_T.lo,
-        hi=_T.hi,
-        help="Softmax lesson: temperature T.",
-        **_log10_slider(1.0),
-    ),
-    _int_param("en_d", EntropyQuery, "d_model", "fd-en-d", "Entropy lesson: d_model."),
-    _int_param("en_len", EntropyQuery, "seq_len", "fd-en-len", "Entropy lesson: tokens per sequence."),
-    Param(
-        "en_heads",
-        "floats",
-        [float(h) for h in _default(EntropyQuery, "heads")],
-        component="fd-en-heads",
-        max_items=12,
-        to_component=lambda v: [int(h) for h in (v or [])],
-        from_component=_heads_from_component,
-        help="Entropy lesson: head counts H compared.",
-    ),
-    checkbox("en_scaled", True, "fd-en-scaled", "Entropy lesson: divide scores by sqrt(d_k)."),
-    _int_param("bu_d", BudgetQuery, "d_model", "fd-bu-d", "Budget lesson: d_model."),
-    _int_param("bu_H", BudgetQuery, "H", "fd-bu-h", "Budget lesson: number of heads (must divide d_model)."),
-    _int_param("bu_len", BudgetQuery, "seq_len", "fd-bu-len", "Budget lesson: sequence length n."),
-]
 
 HEAD_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 

@@ -23,15 +23,14 @@ from redis.exceptions import RedisError
 from rq import Queue, Worker
 from rq.exceptions import InvalidJobOperation
 from rq.job import Job, JobStatus
-from rq.registry import clean_registries
 from rq.serializers import JSONSerializer
-from rq.worker_registration import clean_worker_registry
 
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.accepted import Accepted, AcceptedJobs
 from headdiv.server.backends.base import BackendHealth, BackendUnavailable
 from headdiv.server.backends.rq_fanout import PENDING, FanOut
 from headdiv.server.backends.rq_records import ended_state, failure_of
+from headdiv.server.backends.rq_upkeep import Upkeep
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
 from headdiv.workers.jobs import worker_info
@@ -39,7 +38,7 @@ from headdiv.workers.jobs.assembly import snapshot
 from headdiv.workers.jobs.cache.base import CacheUnavailable
 from headdiv.workers.jobs.cache.redis import RedisCache
 from headdiv.workers.jobs.cells import cell_id, pending
-from headdiv.workers.jobs.keys import EVENTS, admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
+from headdiv.workers.jobs.keys import admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.queue import worker_device
 from headdiv.workers.jobs.redis_client import connect
@@ -53,7 +52,7 @@ SPEED_FRESH_S = 5.0
 ENDED = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
-class RQBackend(FanOut):
+class RQBackend(Upkeep, FanOut):
     blocking_io = True
     poll_interval_s = 1.0
     """Runners announce their changes on Redis pub/sub; without news a long-poll re-reads this often (what RQ
@@ -83,67 +82,13 @@ class RQBackend(FanOut):
         self._requests: dict[str, tuple[BaseModel, list[str]]] = {}
         self.watch, self.accepted = JobWatch(), AcceptedJobs()
 
-    # -- lifecycle -----------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the maintenance thread (abandoned jobs are retried or failed even with no worker left) and the
-        listener that hands the runners' announcements to the long-polls."""
-        if self._maintenance is None:
-            self._maintenance = threading.Thread(target=self._maintain, name="headdiv-rq-maintenance", daemon=True)
-            self._maintenance.start()
-        if self._listener is None:
-            self._listener = threading.Thread(target=self._listen, name="headdiv-rq-events", daemon=True)
-            self._listener.start()
-
-    def close(self) -> None:
-        self._stop.set()
-        for thread in (self._maintenance, self._listener):
-            if thread is not None:
-                thread.join(timeout=5)
-        self._maintenance = self._listener = None
-
-    def _listen(self) -> None:
-        """One subscription per API process: each `<job id> ended|stepped` wakes that job's watchers. While
-        Redis is unreachable the long-polls fall back to re-reading every `poll_interval_s`."""
-        while not self._stop.is_set():
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                pubsub.subscribe(EVENTS)
-                while not self._stop.is_set():
-                    message = pubsub.get_message(timeout=0.5)
-                    if message is not None and isinstance(message.get("data"), bytes):
-                        job, _, what = message["data"].decode().partition(" ")
-                        self.watch.announce(job, ended=what == "ended")
-            except (RedisError, OSError) as exc:
-                log.debug("job events unavailable: %s", exc)
-                self._stop.wait(1.0)
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    pubsub.close()
-
+    # -- lifecycle: start() and close() from Upkeep -------------------------------------------
     async def aclose(self) -> None:
         """Close the async cache client of the running loop (called at the end of the app's lifespan)."""
         client = self._async_clients.pop(asyncio.get_running_loop(), None)
         if client is not None:
             with contextlib.suppress(RedisError, OSError):
                 await client.aclose()
-
-    def _maintain(self) -> None:
-        while not self._stop.wait(self.settings.maintenance_interval_s):
-            try:
-                self.clean_once()
-            except RedisError as exc:
-                log.debug("maintenance skipped: %s", exc)
-            except Exception:
-                log.exception("maintenance failed")
-
-    def clean_once(self) -> None:
-        """What an RQ worker's maintenance does, taken under the same lock so only one process does it."""
-        if self.queue.acquire_maintenance_lock():
-            try:
-                clean_registries(self.queue)
-                clean_worker_registry(self.queue)
-            finally:
-                self.queue.release_maintenance_lock()
 
     # -- jobs ----------------------------------------------------------------------------------
     async def cached(self, job_id: str) -> JobState | None:
