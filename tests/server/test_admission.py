@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from headdiv.schemas import Scenario
 from headdiv.server.admission import Admission, Busy, Claim, Speed, TooLong
 from tests.server.conftest import MODES, service
-from tests.server.helpers import RUN_SEED, maximal_simulation, poll, slow_surface, small
+from tests.server.helpers import RUN_SEED, maximal_simulation, overlong_surface, poll, slow_surface, small
 
 ENDED = ("finished", "failed", "canceled")
 SIMULATIONS = "/api/v1/simulations"
@@ -194,7 +194,11 @@ def test_a_job_computed_ahead_stops_once_no_one_asks_for_it(
     """Anticipation that waits behind a person's job and is not asked for again (the person moved elsewhere)
     ends canceled, saying why; one a person asks for meanwhile is theirs and finishes."""
     with service(scaled, request, tmp_path, fast_lane=True, ahead_lease_s=0.3) as client:
-        busy = client.post("/api/v1/surfaces", json=slow_surface(cells=8, seed=RUN_SEED + 51))
+        # a person's job that outlasts the lease (0.3 s) on a loaded machine too, canceled once the check is
+        # done: one that ended sooner would let the anticipation run. Scaled, a worker looks at the lease only
+        # when it takes the job, after the surface's chunks: seconds long each, not minutes.
+        long = slow_surface(cells=8, replicates=128, seed=RUN_SEED + 51)
+        busy = client.post("/api/v1/surfaces", json=long if scaled else overlong_surface(seed=RUN_SEED + 51))
         assert busy.status_code == 202, busy.text
         poll(client, busy.json()["job_id"], lambda body: body["status"] == "running", 60)
         dropped = client.post(SIMULATIONS, params={"priority": "background"}, json=small(seed=RUN_SEED + 52))
@@ -205,5 +209,5 @@ def test_a_job_computed_ahead_stops_once_no_one_asks_for_it(
         ended = poll(client, dropped.json()["job_id"], ENDED, 120)
         assert ended["status"] == "canceled", ended
         assert "moved elsewhere" in ended["error"]["message"], ended
-        assert poll(client, kept.json()["job_id"], ENDED, 120)["status"] == "finished"
         client.delete(f"/api/v1/jobs/{busy.json()['job_id']}")
+        assert poll(client, kept.json()["job_id"], ENDED, 120)["status"] == "finished"
