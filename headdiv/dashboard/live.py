@@ -184,6 +184,8 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
         "first": views[0].id,
         "controls": live_controls(app.layout, registry),
         "params": {str(p.component): p.name for p in registry if p.component},
+        # what the URL-sync leaves out of a URL, so the page knows two ways of writing one state as one
+        "defaults": {p.name: p.dump(p.default) for p in registry if p.default is not None},
     }
     app.config.meta_tags.append({"name": "headdiv-live", "content": json.dumps(config)})
     by_id = {v.id: v for v in views if v.live}

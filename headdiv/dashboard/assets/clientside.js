@@ -19,6 +19,8 @@
     return null;
   }
 
+  var drawing = {}; // a drawing callback's outputs -> how many times it was called (the newest call draws)
+
   var headdiv = {
     // the header's numbers, formatted by the server with the page's one number rule (figures.theme.fmt)
     headline: function (data) {
@@ -31,6 +33,8 @@
     // path draws for the URL's state (with the callback's other inputs, such as Ensemble's matrix, set), so
     // a state is drawn by the server once and the charts the live path drew already are not redrawn. An
     // output `children` is the result's notes, as a list.
+    // An answer that arrives once a newer state was asked for (the hand moved on, a preset, or this callback
+    // ran again) is not drawn: a chart never shows another state than its controls.
     liveDraw: function (data) {
       var context = C().callback_context, outs = context.outputs_list;
       var live = window.headdivLive;
@@ -40,7 +44,14 @@
         var name = live.params[input.id];
         if (name && input.value !== undefined && input.value !== null) values[name] = input.value;
       });
+      var which = JSON.stringify(outs.map(function (o) { return o.id; }));
+      var asked = (drawing[which] || 0) + 1, query = live.query(values);
+      drawing[which] = asked;
       return live.answer(values).then(function (answer) {
+        if (answer && (drawing[which] !== asked || !live.current(query, values))) {
+          live.stale += 1;
+          answer = null;
+        }
         if (!answer) return skip(outs.length);
         var charts = {};
         answer.parts.forEach(function (part) { Object.assign(charts, part.charts); });

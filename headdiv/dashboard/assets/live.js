@@ -11,6 +11,12 @@
 // so going back over a value costs no request. A value the API refuses (e.g. past a work budget) keeps the
 // last charts and shows its one-line reason beside the slider.
 //
+// A drawn chart belongs to the newest state asked for (`latest`): the thumb's latest position, or the URL
+// once something else writes it (a preset, a link, the back button; the URL-sync's own echo of a position
+// the hand passed is not news). An answer for any other state is never drawn once the button is up, by this
+// path or by the views' own drawing (`current`, read by clientside.js `liveDraw`), whatever order answers
+// arrive in; so when the hand stops the charts converge on what the controls show.
+//
 // Anticipation: once a value is drawn (or a slider is focused or hovered), the values one step either side
 // are asked for ahead (`x-headdiv-ahead: 1`: computed at the lowest priority, small jobs only), one at a
 // time and only while no movement waits, and kept in the tab's memory: the next key press is then drawn
@@ -28,15 +34,54 @@
   var drawnAt = 0, asked = 0; // order of the answer drawn last, of the last request
   var ahead = []; // {query, tries, at}: neighbours still to ask for ahead (`at`: the movement they follow)
   var aheadTimer = null;
-  var stats = {requests: 0, ahead: 0, remembered: 0, drawn: 0, refused: 0, trail: []}; // trail: the queries drawn, oldest first
+  var stats = {requests: 0, ahead: 0, remembered: 0, drawn: 0, refused: 0, stale: 0, trail: []}; // trail: the queries drawn, oldest first
   window.headdivLive = stats;
+  var latest = location.search.replace(/^\?/, ""); // the newest state asked for (a query)
+  var passed = new Map(); // key -> 1: the positions the hand asked for since the URL last caught up with it
+  // The memory's key for a query: its parameters sorted, those at their defaults left out, as the URL-sync
+  // writes it (the same state has one key however it was written)
+  function key(query) {
+    var q = new URLSearchParams(query);
+    Object.keys(conf.defaults).forEach(function (name) {
+      if (q.get(name) === conf.defaults[name]) q.delete(name);
+    });
+    q.sort();
+    return q.toString();
+  }
+  // `base` with each of `values` (URL parameter -> value) set
+  function withValues(base, values) {
+    var q = new URLSearchParams(base);
+    Object.keys(values || {}).forEach(function (name) { q.set(name, String(values[name])); });
+    return q.toString();
+  }
+  // Whether an answer for `query` may be drawn now: it is the newest state asked for, `values` apart (a
+  // view's drawing callback sets its own inputs, which the URL may not hold yet)
+  stats.current = function (query, values) { return key(query) === key(withValues(latest, values)); };
+  function ask(query) {
+    latest = query;
+    passed.set(key(query), 1);
+    if (passed.size > 256) passed.delete(passed.keys().next().value);
+  }
+  // The URL changed: news unless it is the URL-sync writing a position the hand asked for already
+  function urlChanged(external) {
+    var now = location.search.replace(/^\?/, ""), k = key(now);
+    if (!external && passed.has(k)) {
+      if (k === key(latest)) passed.clear(); // the URL has caught up with the hand
+      return;
+    }
+    latest = now;
+    passed.clear();
+    target = null;
+    waiting = null; // a movement older than this URL: never fetched, never drawn
+    ahead = [];
+  }
   // For the views' own drawing callbacks (clientside.js `liveDraw`): the answer for the URL's state with
   // `values` (URL parameter -> value) set, from the tab's memory or one request, waiting while it computes;
   // null when there is none. The same objects the live path drew, so Plotly finds nothing to redraw.
+  stats.settled = function () { return !busy && !waiting; }; // nothing asked for that is still to land
+  stats.query = function (values) { return withValues(location.search, values); };
   stats.answer = function (values) {
-    var q = new URLSearchParams(location.search);
-    Object.keys(values || {}).forEach(function (name) { q.set(name, String(values[name])); });
-    var query = q.toString();
+    var query = stats.query(values);
     var known = recall(query);
     if (known) return Promise.resolve(known);
     var tries = 0;
@@ -108,13 +153,6 @@
     stats.trail.push(query);
     if (stats.trail.length > 200) stats.trail.shift();
   }
-  // The memory's key for a query: its parameters sorted, the default tab left out, as the URL-sync writes it
-  function key(query) {
-    var q = new URLSearchParams(query);
-    if (q.get("tab") === conf.first) q.delete("tab");
-    q.sort();
-    return q.toString();
-  }
   function recall(query) { return memory.get(key(query)); }
   function remember(query, answer) {
     memory.delete(key(query));
@@ -122,7 +160,8 @@
     if (memory.size > MEMORY) memory.delete(memory.keys().next().value);
   }
   function land(query, order, answer, box) {
-    if (order <= drawnAt || (!down && query !== target)) return; // an older position, or passed over
+    // an older position, or (the button up) any state but the newest asked for
+    if (order <= drawnAt || (!down && key(query) !== key(latest))) { stats.stale += 1; return; }
     drawnAt = order;
     say(box, "");
     draw(query, answer);
@@ -201,9 +240,11 @@
     if (query === null || query === target) return; // the latest position already
     target = query;
     targetAt = Date.now();
+    ask(query);
     ahead = []; // moving elsewhere: what was still to be asked ahead is not
     var known = recall(query);
     if (known) {
+      waiting = null; // a position passed on the way here is not fetched after it
       stats.remembered += 1;
       remember(query, known);
       drawnAt = ++asked;
@@ -222,14 +263,24 @@
   // (`updatemode="drag"`, whose values need no computation) writes one entry per drag.
   var KEY_BURST_MS = 1200, keyBurstUntil = 0, burstPushed = false;
   stats.inKeyBurst = function () { return Date.now() < keyBurstUntil; };
-  var push = window.history.pushState;
+  var push = window.history.pushState, replace = window.history.replaceState;
   window.history.pushState = function () {
-    if (Date.now() < keyBurstUntil) {
-      if (burstPushed) return window.history.replaceState.apply(window.history, arguments);
-      burstPushed = true;
+    var out;
+    if (Date.now() < keyBurstUntil && burstPushed) {
+      out = replace.apply(window.history, arguments);
+    } else {
+      if (Date.now() < keyBurstUntil) burstPushed = true;
+      out = push.apply(window.history, arguments);
     }
-    return push.apply(window.history, arguments);
+    urlChanged(false);
+    return out;
   };
+  window.history.replaceState = function () {
+    var out = replace.apply(window.history, arguments);
+    urlChanged(false);
+    return out;
+  };
+  window.addEventListener("popstate", function () { urlChanged(true); });
   // Which slider the person holds or steers: only their own movements are fetched (a value the URL-sync
   // writes after a link, a preset or the back button is drawn by the usual path).
   var steering = null, until = 0;
