@@ -6,9 +6,11 @@ HEADDIV_REQUIRE_SERVICES=1 (set by .ci/run) they fail instead, so CI can never p
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -20,6 +22,11 @@ from hypothesis import settings as hypothesis_settings
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
+
+# What a server keeps from one start to the next (`headdiv.schemas.kept`) goes to a folder of this run's own,
+# not the user's ~/.cache: a run never finds work an earlier one left (servers the tests start inherit it).
+os.environ["HEADDIV_CACHE_DIR"] = tempfile.mkdtemp(prefix="headdiv-kept-")
+atexit.register(shutil.rmtree, os.environ["HEADDIV_CACHE_DIR"], True)
 
 REQUIRE_SERVICES = os.environ.get("HEADDIV_REQUIRE_SERVICES") == "1"
 DEFAULT_TEST_REDIS_URL = "redis://127.0.0.1:6379/15"

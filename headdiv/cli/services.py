@@ -158,7 +158,7 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
-    from headdiv.server.main import warm_requests
+    from headdiv.server.start_up import warm_requests
     from headdiv.workers.jobs.ids import job_id
 
     backend = RQBackend(settings)

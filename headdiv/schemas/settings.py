@@ -75,6 +75,12 @@ class EngineSettings(BaseSettings):
         gt=0,
         description="score_bytes on a GPU (at most 1/16 of its free memory): a block must fill the chip.",
     )
+    cache_dir: str = Field(
+        "",
+        description="Where work that is the same at every start is kept, per installed version: the shared "
+        "answers' compressed encodings, the engine's speed, the warm start's results ('': "
+        "$XDG_CACHE_HOME/headdiv, else ~/.cache/headdiv; 'off': nothing is kept).",
+    )
 
 
 @lru_cache(maxsize=1)

@@ -14,10 +14,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ValidationError
 from starlette.middleware.gzip import GZipMiddleware
 
-from headdiv.schemas.fields import canonical
 from headdiv.server.admission import Admission, Speed
 from headdiv.server.api import errors
 from headdiv.server.api.docs_pages import install_docs
@@ -30,10 +28,9 @@ from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.dashboard_mount import dashboard_app
 from headdiv.server.settings import ServerSettings, get_server_settings
 from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
-from headdiv.workers import __version__, instant_reports
+from headdiv.server.start_up import start_up
+from headdiv.workers import __version__
 from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.ids import job_id
-from headdiv.workers.jobs.kinds import JobKind, kind_at
 
 log = logging.getLogger(__name__)
 COMPRESS_FROM_BYTES = 1024
@@ -57,43 +54,6 @@ def make_backend(settings: ServerSettings) -> JobBackend:
     from headdiv.server.backends.rq import RQBackend
 
     return RQBackend(settings)
-
-
-def warm_requests() -> list[tuple[JobKind, BaseModel]]:
-    """The dashboard's first computations as validated job requests (none when the dashboard is absent)."""
-    try:
-        from headdiv.dashboard.warm import warm_requests as dashboard_requests
-    except ImportError:
-        return []
-    out = []
-    for path, body in dashboard_requests():
-        kind = kind_at(path)
-        try:
-            out.append((kind, kind.validate(body)))
-        except ValidationError as exc:  # a preset beyond this server's limits: skip it, say which
-            log.warning("warm start skips %s: %s", path, exc.errors()[0]["msg"])
-    return out
-
-
-def _start_up(backend: JobBackend, settings: ServerSettings) -> None:
-    """In the background: compile the engine (so the first user never waits for it), measure its speed (for
-    admission control), then compute the dashboard's first views at low priority. Failures leave the eager
-    path, no bound by speed and an empty cache in place."""
-    if settings.warm_up:
-        try:
-            instant_reports.warm_up()
-        except Exception:
-            log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
-        if isinstance(backend, InlineBackend) and backend.speed is None:
-            try:
-                speed = instant_reports.measure_speed()
-                backend.speed = Speed(speed, speed)
-                log.info("engine speed: %.3g work units per second", speed)
-            except Exception:
-                log.warning("engine speed not measured; jobs are not bounded by it", exc_info=True)
-    if settings.warm_start:
-        for kind, request in warm_requests():
-            backend.submit(kind.name, request, job_id(kind.name, canonical(request)), background=True)
 
 
 def internal_scope(app: FastAPI) -> dict[str, object]:
@@ -126,7 +86,7 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
             first = ["/", "/_dash-layout", "/_dash-dependencies", *lazy_bundles]
             warming = asyncio.get_running_loop().create_task(shared.warm(internal_scope(app), first))
         if settings.embedded and (settings.warm_up or settings.warm_start):  # scaled: the workers compute
-            threading.Thread(target=_start_up, args=(backend, settings), name="headdiv-start-up", daemon=True).start()
+            threading.Thread(target=start_up, args=(backend, settings), name="headdiv-start-up", daemon=True).start()
         try:
             yield
         finally:

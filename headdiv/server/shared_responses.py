@@ -5,7 +5,8 @@ same JavaScript bundles (react-dom, Dash's renderer and components, MathJax, plo
 server rebuild the 290 KB layout and re-gzip the 2 MB MathJax bundle sixty times. This middleware answers
 those paths from memory: the first request is passed to the app (without compression, cookies or
 validators), and its 200 answer is kept with its gzip (level 9) and, where the `brotli` module is
-installed, brotli (quality 11, computed in a thread after the gzip is served) encodings, an ETag, and
+installed, brotli (quality 11, computed in a thread after the gzip is served) encodings (both kept on disk
+by the body's hash for the next start, `headdiv.schemas.kept`), an ETag, and
 long-lived caching for fingerprinted files (Dash's `.v<version>m<mtime>.` names, the vendored bundles'
 content hashes, the assets' `?m=` query). Everything else passes through untouched.
 
@@ -33,6 +34,8 @@ from typing import Any
 import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from headdiv.schemas.kept import keep, read_kept
 
 try:
     import brotli
@@ -164,7 +167,8 @@ class SharedResponses:
         if status != 200 or "set-cookie" in head or "content-encoding" in head:
             return None
         path = scope["path"]
-        etag = ('"' + hashlib.sha256(body).hexdigest()[:32] + '"').encode()
+        digest = hashlib.sha256(body).hexdigest()
+        etag = ('"' + digest[:32] + '"').encode()
         control = cache_control(path, scope.get("query_string", b""))
         same = self._by_etag.get(etag)
         if same is not None and same.cache_control == control:
@@ -173,7 +177,7 @@ class SharedResponses:
             return same
         if self.bytes + len(body) > self.max_bytes or len(self.items) >= MAX_PATHS:
             return None
-        gz = await _in_thread(len(body), lambda: gzip.compress(body, compresslevel=9, mtime=0))
+        gz = await _in_thread(len(body), lambda: _encoded(body, digest, "gzip"))
         shared = Shared(
             content_type=head.get("content-type", "application/octet-stream").encode("latin-1"),
             identity=body,
@@ -185,11 +189,11 @@ class SharedResponses:
         self._by_etag[etag] = shared
         self.bytes += shared.size
         if brotli is not None and len(body) > 1024:
-            asyncio.get_running_loop().create_task(self._add_brotli(shared))
+            asyncio.get_running_loop().create_task(self._add_brotli(shared, digest))
         return shared
 
-    async def _add_brotli(self, shared: Shared) -> None:
-        br = await _in_thread(len(shared.identity), lambda: brotli.compress(shared.identity, quality=11))
+    async def _add_brotli(self, shared: Shared, digest: str) -> None:
+        br = await _in_thread(len(shared.identity), lambda: _encoded(shared.identity, digest, "br"))
         if len(br) < len(shared.encoded.get("gzip", shared.identity)):
             shared.encoded["br"] = br
             self.bytes += len(br)
@@ -212,6 +216,18 @@ class SharedResponses:
                 todo = found.urls + todo  # what the page names first
         self.warmed = True
         return done
+
+
+def _encoded(body: bytes, digest: str, encoding: str) -> bytes:
+    """`body` compressed, as kept by an earlier start (by its content's hash) or compressed now and kept:
+    brotli at quality 11 of every bundle cost seconds of both cores at every start."""
+    name = f"{digest}.{'gz' if encoding == 'gzip' else 'br'}"
+    kept = read_kept("responses", name)
+    if kept is not None:
+        return kept
+    out = gzip.compress(body, compresslevel=9, mtime=0) if encoding == "gzip" else brotli.compress(body, quality=11)
+    keep("responses", name, out)
+    return out
 
 
 async def _in_thread(size: int, work: Any) -> bytes:

@@ -94,11 +94,19 @@ def warm_up() -> bool:
     return compile_step()
 
 
-def measure_speed(device: str | None = None) -> float:
-    """This process's engine speed, in work units per second (admission control's yardstick)."""
-    from headdiv.workers.engine.speed import measure_speed as measure
+def kept_speed(device: str | None = None) -> float | None:
+    """The engine speed an earlier start of this version measured on this machine, or None (a disk read)."""
+    from headdiv.workers.engine.speed import kept_speed as kept
 
-    return measure(device)
+    return kept(device)
+
+
+def engine_speed(device: str | None = None) -> float:
+    """This machine's engine speed, in work units per second (admission control's yardstick): kept from an
+    earlier start of this version, else measured."""
+    from headdiv.workers.engine.speed import engine_speed as speed
+
+    return speed(device)
 
 
 def device_name() -> str:

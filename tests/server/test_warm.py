@@ -19,7 +19,9 @@ from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.warm import warm_requests
 from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.schemas.fields import canonical
+from headdiv.schemas.kept import read_kept
 from headdiv.server import main as server_main
+from headdiv.server import start_up
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.workers.jobs.cache.memory import MemoryCache
 from headdiv.workers.jobs.ids import job_id
@@ -51,7 +53,7 @@ def test_warm_requests_cover_every_tab_default_and_every_preset() -> None:
         assert request_key(simulation_request(state)) in keys, preset.id
     budget = next(body for path, body in requests if path == "/architectures" and body["base"]["replicates"] == 100)
     assert budget["budget"] == 32  # the "many small heads" preset's own comparison
-    assert len(server_main.warm_requests()) == len(requests)  # all of them valid requests for this server
+    assert len(start_up.warm_requests()) == len(requests)  # all of them valid requests for this server
 
 
 def surface_of(cells: int, **base: Any) -> SurfaceRequest:
@@ -100,7 +102,7 @@ def test_a_user_asking_for_a_background_computation_takes_it_over() -> None:
 
 def test_an_embedded_server_warms_its_cache_after_start(monkeypatch: pytest.MonkeyPatch) -> None:
     first_views = [(job_kind("simulation"), Scenario(**small(seed=SEED + 51, H=3)))]
-    monkeypatch.setattr(server_main, "warm_requests", lambda: first_views)
+    monkeypatch.setattr(start_up, "warm_requests", lambda: first_views)
     app = server_main.create_app(embedded_settings(warm_start=True), mount_dashboard=False)
     with TestClient(app) as client:
         backend: InlineBackend = app.state.backend
@@ -108,6 +110,15 @@ def test_an_embedded_server_warms_its_cache_after_start(monkeypatch: pytest.Monk
         wait_for(lambda: (s := backend.get(jid)) is not None and s.done)
         r = client.post("/api/v1/simulations", json=small(seed=SEED + 51, H=3))
         assert r.status_code == 200 and r.json()["cached"] is True
+        wait_for(lambda: read_kept("results", f"{jid}.json") is not None)  # kept for the next start
+    # the next start of this version takes the first views from disk: nothing is computed again
+    app = server_main.create_app(embedded_settings(warm_start=True), mount_dashboard=False)
+    with TestClient(app) as client:
+        backend = app.state.backend
+        wait_for(lambda: backend.cache.get(jid) is not None)
+        assert backend.runs == 0  # never computed: read back as it was kept
+        again = client.post("/api/v1/simulations", json=small(seed=SEED + 51, H=3))
+        assert again.json()["cached"] is True and again.json()["result"] == r.json()["result"]
 
 
 @pytest.mark.redis
@@ -122,7 +133,7 @@ def test_headdiv_warm_enqueues_the_first_views_at_low_priority(
     try:
         assert cli.main(["warm"]) == 0
         out = capsys.readouterr().out
-        count = len(server_main.warm_requests())
+        count = len(start_up.warm_requests())
         assert f"{count} computations submitted on queue {queue_name}.low" in out
         statuses = [line.split()[-1] for line in out.splitlines()[:-1]]
         # queued; or finished, already cached; or running, a chunk of it already taken by a worker

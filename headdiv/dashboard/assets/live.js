@@ -62,10 +62,12 @@
     passed.set(key(query), 1);
     if (passed.size > 256) passed.delete(passed.keys().next().value);
   }
-  // The URL changed: news unless it is the URL-sync writing a position the hand asked for already
+  // The URL changed: news unless it is the URL-sync writing a position the hand asked for already (soon
+  // after the hand moved: a link or a preset that happens to name a state passed long ago is news)
+  var ECHO_MS = 5000;
   function urlChanged(external) {
     var now = location.search.replace(/^\?/, ""), k = key(now);
-    if (!external && passed.has(k)) {
+    if (!external && passed.has(k) && Date.now() - targetAt < ECHO_MS) {
       if (k === key(latest)) passed.clear(); // the URL has caught up with the hand
       return;
     }

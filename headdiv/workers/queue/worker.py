@@ -142,13 +142,13 @@ def build_worker(
 
 def _warm_up(settings: WorkerSettings) -> None:
     """Compile the engine, then measure its speed (unless configured): before the first job, if it is quick."""
-    from headdiv.workers.engine.speed import measure_speed
+    from headdiv.workers.engine.speed import engine_speed
     from headdiv.workers.instant_reports import warm_up
 
     warm_up()
     if HeaddivWorker.speed is None:
         try:
-            HeaddivWorker.speed = measure_speed()
+            HeaddivWorker.speed = engine_speed()
             log.info("engine speed: %.3g work units per second", HeaddivWorker.speed)
         except Exception:
             log.warning("engine speed not measured; the API will not bound jobs by it", exc_info=True)

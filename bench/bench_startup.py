@@ -1,0 +1,126 @@
+"""The start-up tax: what `headdiv serve` costs the machine in its first minute, and what a person meets then.
+
+Measured side by side in one run, each a fresh `headdiv serve` (embedded, defaults) on a free port:
+  off      HEADDIV_CACHE_DIR=off: nothing kept, every start computes everything again (as before)
+  first    an empty folder of kept work: this start computes and keeps (the first start of a version)
+  again    the same folder: the shared answers' encodings, the engine's speed and the warm start's results
+           are read back (every later start of the version)
+For each: seconds until /api/v1/health answers, the server's CPU seconds (all its threads and children) in
+the first `--seconds` after that, and, asked through the API 2 s after health, the wall time of the
+dashboard's default simulation (what a person who opens the page as the URL is printed waits for its
+numbers) and then of the same at θ one step on (their first key press: a new computation).
+
+Run: `python bench/bench_startup.py` (about four minutes on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from headdiv.dashboard.warm import warm_requests  # noqa: E402
+
+DEFAULT = next(body for path, body in warm_requests() if path == "/simulations")
+"""The dashboard's default simulation (what its first view draws)."""
+PRESSED = {**DEFAULT, "theta": float(DEFAULT["theta"]) + 1}
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds of a process and its children (user + system, reaped children included)."""
+    pids = [pid, *map(int, subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split())]
+    total = 0.0
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _simulated(url: str, body: dict) -> float:
+    t = time.perf_counter()
+    answer = httpx.post(url + "/api/v1/simulations", params={"wait": 60}, json=body, timeout=90)
+    assert answer.status_code == 200 and answer.json()["status"] == "finished", answer.text
+    return time.perf_counter() - t
+
+
+def one_start(kept: str, seconds: float) -> tuple[float, float, float, float]:
+    """(seconds to health, CPU seconds in the `seconds` after it, the default simulation's and the key press's
+    wall seconds)."""
+    port = _port()
+    env = {**os.environ, "HEADDIV_CACHE_DIR": kept}
+    env.pop("REDIS_URL", None)
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "headdiv.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            try:
+                if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() - started > 120:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+        healthy = time.monotonic()
+        base = _cpu(proc.pid)
+        time.sleep(max(0.0, healthy + 2.0 - time.monotonic()))
+        first, pressed = _simulated(url, DEFAULT), _simulated(url, PRESSED)
+        time.sleep(max(0.0, healthy + seconds - time.monotonic()))
+        return healthy - started, _cpu(proc.pid) - base, first, pressed
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long after health the CPU is counted")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="headdiv-bench-kept-")
+    rows = [
+        (name, one_start(kept, args.seconds)) for name, kept in (("off", "off"), ("first", folder), ("again", folder))
+    ]
+    off_cpu = rows[0][1][1]
+    print(
+        f"| start | to health | server CPU in the {args.seconds:g} s after | / off "
+        "| default simulation 2 s after health | then θ + 1 |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name, (health, cpu, first, pressed) in rows:
+        print(
+            f"| {name} | {health:.1f} s | {cpu:.1f} s | {cpu / off_cpu:.2f} | {first * 1000:.0f} ms "
+            f"| {pressed * 1000:.0f} ms |"
+        )
+
+
+if __name__ == "__main__":
+    main()

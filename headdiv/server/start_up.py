@@ -1,0 +1,112 @@
+"""What an embedded server does in the background as it starts: compile the engine, know its speed (kept from
+an earlier start of this version, else measured), and compute the dashboard's first views at the lowest
+priority (or take them from an earlier start), so the first person never pays for any of it."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from pydantic import BaseModel, ValidationError
+
+from headdiv.schemas.fields import canonical
+from headdiv.schemas.kept import keep, read_kept
+from headdiv.server.admission import Speed
+from headdiv.server.backends.base import JobBackend
+from headdiv.server.backends.inline import InlineBackend
+from headdiv.server.settings import ServerSettings
+from headdiv.workers import instant_reports
+from headdiv.workers.jobs.ids import job_id
+from headdiv.workers.jobs.kinds import JobKind, kind_at
+
+log = logging.getLogger(__name__)
+
+
+def warm_requests() -> list[tuple[JobKind, BaseModel]]:
+    """The dashboard's first computations as validated job requests (none when the dashboard is absent)."""
+    try:
+        from headdiv.dashboard.warm import warm_requests as dashboard_requests
+    except ImportError:
+        return []
+    out = []
+    for path, body in dashboard_requests():
+        kind = kind_at(path)
+        try:
+            out.append((kind, kind.validate(body)))
+        except ValidationError as exc:  # a preset beyond this server's limits: skip it, say which
+            log.warning("warm start skips %s: %s", path, exc.errors()[0]["msg"])
+    return out
+
+
+def start_up(backend: JobBackend, settings: ServerSettings) -> None:
+    """In the background: first what an earlier start of this version kept (the first views' results, the
+    engine's speed: disk reads, ready for a person who comes at once); then compile the engine (so the first
+    user never waits for it), measure its speed if it was not kept (for admission control), and compute the
+    rest of the dashboard's first views at low priority. Failures leave the eager path, no bound by speed
+    and an empty cache in place."""
+    todo = take_kept(backend) if settings.warm_start else []
+    if isinstance(backend, InlineBackend) and settings.warm_up and backend.speed is None:
+        _set_speed(backend, instant_reports.kept_speed())
+    if settings.warm_up:
+        try:
+            instant_reports.warm_up()
+        except Exception:
+            log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
+        if isinstance(backend, InlineBackend) and backend.speed is None:
+            try:
+                _set_speed(backend, instant_reports.engine_speed())
+            except Exception:
+                log.warning("engine speed not measured; jobs are not bounded by it", exc_info=True)
+    if settings.warm_start:
+        warm_start(backend, todo)
+
+
+def _set_speed(backend: InlineBackend, speed: float | None) -> None:
+    if speed is not None:
+        backend.speed = Speed(speed, speed)
+        log.info("engine speed: %.3g work units per second", speed)
+
+
+KEPT_WAIT_S = 900.0
+"""How long the start-up thread waits for a warm job to end, to keep its result for the next start."""
+
+
+def take_kept(backend: JobBackend) -> list[tuple[JobKind, BaseModel, str]]:
+    """Embedded: put the first views an earlier start of this version computed into the cache (their job ids
+    name the engine's version, `headdiv.schemas.kept`); the others, with their ids, are left to compute.
+    Scaled, the results live in Redis and outlive a restart already."""
+    todo = []
+    for kind, request in warm_requests():
+        jid = job_id(kind.name, canonical(request))
+        if isinstance(backend, InlineBackend):
+            raw = read_kept("results", f"{jid}.json")
+            if raw is not None:
+                if backend.cache.get(jid) is None:
+                    backend.cache.set(jid, raw)
+                continue
+        todo.append((kind, request, jid))
+    return todo
+
+
+def warm_start(backend: JobBackend, todo: list[tuple[JobKind, BaseModel, str]]) -> None:
+    """Compute the first views not kept at the lowest priority; embedded, keep each result for the next start."""
+    computing = [
+        jid for kind, request, jid in todo if not backend.submit(kind.name, request, jid, background=True).done
+    ]
+    if isinstance(backend, InlineBackend):
+        keep_when_done(backend, computing)
+
+
+def keep_when_done(backend: InlineBackend, computing: list[str]) -> None:
+    """Keep each warm job's result on disk once it is finished (in the start-up thread, polled: it holds
+    nothing else)."""
+    deadline = time.monotonic() + KEPT_WAIT_S
+    while computing and time.monotonic() < deadline:
+        state = backend.get(computing[0])
+        if state is not None and not state.done:
+            time.sleep(0.5)
+            continue
+        jid = computing.pop(0)
+        raw = backend.cache.get(jid) if state is not None and state.status == "finished" else None
+        if raw is not None:
+            keep("results", f"{jid}.json", raw)
