@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,17 +28,12 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.load import free_port, headdiv_command  # noqa: E402
 from headdiv.dashboard.warm import warm_requests  # noqa: E402
 
 DEFAULT = next(body for path, body in warm_requests() if path == "/simulations")
 """The dashboard's default simulation (what its first view draws)."""
 PRESSED = {**DEFAULT, "theta": float(DEFAULT["theta"]) + 1}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _cpu(pid: int) -> float:
@@ -65,12 +59,12 @@ def _simulated(url: str, body: dict) -> float:
 def one_start(kept: str, seconds: float) -> tuple[float, float, float, float]:
     """(seconds to health, CPU seconds in the `seconds` after it, the default simulation's and the key press's
     wall seconds)."""
-    port = _port()
+    port = free_port()
     env = {**os.environ, "HEADDIV_CACHE_DIR": kept}
     env.pop("REDIS_URL", None)
     started = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "headdiv.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [*headdiv_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -86,7 +80,7 @@ def one_start(kept: str, seconds: float) -> tuple[float, float, float, float]:
                 pass
             if proc.poll() is not None or time.monotonic() - started > 120:
                 raise RuntimeError("the server did not start")
-            time.sleep(0.05)
+            time.sleep(0.05)  # finer than bench.load.wait_healthy's: this times the start itself
         healthy = time.monotonic()
         base = _cpu(proc.pid)
         time.sleep(max(0.0, healthy + 2.0 - time.monotonic()))

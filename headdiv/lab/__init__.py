@@ -13,6 +13,7 @@ notebook's stop button: a local run is interrupted, a remote job is cancelled on
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -156,7 +157,8 @@ class Lab:
                     state = api.job(state.job_id, wait=POLL_S)
             except BaseException:  # Ctrl-C, a notebook's stop button, the timeout: the server stops it too
                 if not state.done:
-                    api.cancel(state.job_id)
+                    with contextlib.suppress(ApiError):  # a server gone away: the reason to stop stays the one raised
+                        api.cancel(state.job_id)
                 raise
             if state.status != "finished" or state.result is None:
                 raise JobFailed(f"{spec.name}: {state.message}")
