@@ -65,6 +65,7 @@ def test_the_engine_speed_is_measured_once_per_setup_and_kept(kept_in: Path, mon
 
 def test_shared_answers_are_compressed_once_across_starts(kept_in: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from headdiv.server import shared_responses as sr
 
@@ -87,8 +88,10 @@ def test_shared_answers_are_compressed_once_across_starts(kept_in: Path, monkeyp
             await asyncio.sleep(0.01)
         return shared.encoded
 
-    first = asyncio.run(one_start())
-    second = asyncio.run(one_start())
+    # each start in a thread of its own, with its own event loop (a test before may leave one running here)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(asyncio.run, one_start()).result()
+        second = pool.submit(asyncio.run, one_start()).result()
     assert calls == ["gzip", "br"] and first == second and real_gzip(body) != body
 
 

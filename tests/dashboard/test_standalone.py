@@ -128,8 +128,12 @@ def _walk(page: Any, tour_id: str) -> None:
     where it can be, so the reveal must name the right answer), then every chart is drawn."""
     tour = TOURS[tour_id]
     for k, step in enumerate(tour.steps, start=1):
-        page.wait_for_function("(k) => location.hash.includes('step=' + k)", arg=k)
-        assert page.locator(".step h2").inner_text() == step.title
+        # the page draws a step on `hashchange`, after the address changed: wait for the step itself
+        page.wait_for_function(
+            "([k, title]) => location.hash.includes('step=' + k)"
+            " && document.querySelector('.step h2').innerText === title",
+            arg=[k, step.title],
+        )
         n = len(page.evaluate("(k) => window.headdivExport.content.steps[k - 1].charts", k))
         assert n >= 1
         if step.question is not None:
