@@ -1,0 +1,103 @@
+"""What the API adds to a simulation: S1 through `POST /simulations?wait=` against the same `simulate` in this
+process, side by side in one run.
+
+A fresh `headdiv serve` (embedded, no warm start, nothing kept) and this process each compile the engine
+first; then, interleaved so that both meet the same moments of a shared machine, `--repeat` simulations with
+seeds never computed (no cache hit) each way, and between them the job protocol alone (`run_job`: hashing,
+the cache, the result's bytes). Prints the medians and the ratios to `simulate`.
+
+Run: `python bench/bench_api_overhead.py` (about a minute on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.load import free_port, headdiv_command  # noqa: E402
+from headdiv.schemas import Scenario  # noqa: E402
+from headdiv.workers.engine.simulation import simulate  # noqa: E402
+from headdiv.workers.instant_reports import warm_up  # noqa: E402
+from headdiv.workers.jobs.runner import run_job  # noqa: E402
+
+S1 = {"H": 8, "d_k": 8, "n": 512, "replicates": 200, "queries": 64}
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    port = free_port()
+    env = {**os.environ, "HEADDIV_CACHE_DIR": "off", "HEADDIV_WARM_START": "0"}
+    env.pop("REDIS_URL", None)
+    proc = subprocess.Popen(
+        [*headdiv_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        warm_up()
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
+        client = httpx.Client(timeout=120)
+
+        def api(seed: int) -> None:
+            answer = client.post(url + "/api/v1/simulations", params={"wait": 60}, json={**S1, "seed": seed})
+            assert answer.json()["status"] == "finished", answer.text
+
+        for seed in range(5):  # the server's compilation and first calls (and this process's)
+            api(10_000 + seed)
+            simulate(Scenario(**S1, seed=20_000 + seed))
+        times: dict[str, list[float]] = {"simulate": [], "run_job": [], "API": []}
+        for i in range(args.repeat):
+            times["simulate"].append(_timed(lambda i=i: simulate(Scenario(**S1, seed=30_000 + i))))
+            times["run_job"].append(_timed(lambda i=i: run_job("simulation", Scenario(**S1, seed=40_000 + i))))
+            times["API"].append(_timed(lambda i=i: api(50_000 + i)))
+        base = statistics.median(times["simulate"])
+        print(f"| S1, {args.repeat} runs each, interleaved | median | / in-process `simulate` |")
+        print("|---|---|---|")
+        for name, label in (
+            ("simulate", "`simulate` in-process"),
+            ("run_job", "`run_job` in-process (the job protocol)"),
+            ("API", "`POST /simulations?wait=` to `headdiv serve`"),
+        ):
+            median = statistics.median(times[name])
+            print(f"| {label} | {median * 1000:.0f} ms | {median / base:.2f} |")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+if __name__ == "__main__":
+    main()
