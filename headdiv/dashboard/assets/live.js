@@ -57,7 +57,8 @@
   // Whether an answer for `query` may be drawn now: it is the newest state asked for, `values` apart (a
   // view's drawing callback sets its own inputs, which the URL may not hold yet)
   stats.current = function (query, values) { return key(query) === key(withValues(latest, values)); };
-  function ask(query) {
+  stats.settled = function () { return !busy && !waiting; }; // nothing asked for that is still to land
+  function askedFor(query) {
     latest = query;
     passed.set(key(query), 1);
     if (passed.size > 256) passed.delete(passed.keys().next().value);
@@ -80,7 +81,6 @@
   // For the views' own drawing callbacks (clientside.js `liveDraw`): the answer for the URL's state with
   // `values` (URL parameter -> value) set, from the tab's memory or one request, waiting while it computes;
   // null when there is none. The same objects the live path drew, so Plotly finds nothing to redraw.
-  stats.settled = function () { return !busy && !waiting; }; // nothing asked for that is still to land
   stats.query = function (values) { return withValues(location.search, values); };
   stats.answer = function (values) {
     var query = stats.query(values);
@@ -242,7 +242,7 @@
     if (query === null || query === target) return; // the latest position already
     target = query;
     targetAt = Date.now();
-    ask(query);
+    askedFor(query);
     ahead = []; // moving elsewhere: what was still to be asked ahead is not
     var known = recall(query);
     if (known) {
