@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -78,9 +79,9 @@ def main() -> None:
             simulate(Scenario(**S1, seed=20_000 + seed))
         times: dict[str, list[float]] = {"simulate": [], "run_job": [], "API": []}
         for i in range(args.repeat):
-            times["simulate"].append(_timed(lambda i=i: simulate(Scenario(**S1, seed=30_000 + i))))
-            times["run_job"].append(_timed(lambda i=i: run_job("simulation", Scenario(**S1, seed=40_000 + i))))
-            times["API"].append(_timed(lambda i=i: api(50_000 + i)))
+            times["simulate"].append(_timed(partial(simulate, Scenario(**S1, seed=30_000 + i))))
+            times["run_job"].append(_timed(partial(run_job, "simulation", Scenario(**S1, seed=40_000 + i))))
+            times["API"].append(_timed(partial(api, 50_000 + i)))
         base = statistics.median(times["simulate"])
         print(f"| S1, {args.repeat} runs each, interleaved | median | / in-process `simulate` |")
         print("|---|---|---|")
