@@ -28,7 +28,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load import free_port, headdiv_command  # noqa: E402
+from bench.load import embedded_server  # noqa: E402
 from headdiv.dashboard.warm import warm_requests  # noqa: E402
 
 DEFAULT = next(body for path, body in warm_requests() if path == "/simulations")
@@ -59,40 +59,13 @@ def _simulated(url: str, body: dict) -> float:
 def one_start(kept: str, seconds: float) -> tuple[float, float, float, float]:
     """(seconds to health, CPU seconds in the `seconds` after it, the default simulation's and the key press's
     wall seconds)."""
-    port = free_port()
-    env = {**os.environ, "HEADDIV_CACHE_DIR": kept}
-    env.pop("REDIS_URL", None)
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        [*headdiv_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        while True:
-            try:
-                if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() - started > 120:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.05)  # finer than bench.load.wait_healthy's: this times the start itself
+    with embedded_server({**os.environ, "HEADDIV_CACHE_DIR": kept}) as (url, proc, to_health):
         healthy = time.monotonic()
         base = _cpu(proc.pid)
         time.sleep(max(0.0, healthy + 2.0 - time.monotonic()))
         first, pressed = _simulated(url, DEFAULT), _simulated(url, PRESSED)
         time.sleep(max(0.0, healthy + seconds - time.monotonic()))
-        return healthy - started, _cpu(proc.pid) - base, first, pressed
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        return to_health, _cpu(proc.pid) - base, first, pressed
 
 
 def main() -> None:

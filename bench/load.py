@@ -283,6 +283,38 @@ def headdiv_command() -> list[str]:
     return [found]
 
 
+@contextlib.contextmanager
+def embedded_server(env: dict[str, str], limit_s: float = 120) -> Iterator[tuple[str, subprocess.Popen[bytes], float]]:
+    """A fresh embedded `headdiv serve` on a free port with `env`: its URL, its process, and the seconds it took
+    to answer /api/v1/health (polled every 50 ms: fine enough to time a start); stopped on exit."""
+    port = free_port()
+    env = {k: v for k, v in env.items() if k not in ("REDIS_URL", "CACHE_REDIS_URL")}
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [*headdiv_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
+                    break
+            if proc.poll() is not None or time.monotonic() - started > limit_s:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+        yield url, proc, time.monotonic() - started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def redis_answers(url: str) -> str | None:
     """None when Redis answers at `url`, else why not."""
     import redis
