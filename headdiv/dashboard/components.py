@@ -34,13 +34,18 @@ def graph_config(name: str, fmt: str = "png") -> dict[str, Any]:
     }
 
 
-def graph(name: str, message: str = "computing…", **style: Any) -> dcc.Graph:
-    return dcc.Graph(
-        id=chart_id(name),
-        figure=empty_figure(message),
-        config=cast(Any, graph_config(name)),
-        className="chart",
-        style=style or None,
+def graph(name: str, message: str = "computing…", **style: Any) -> Component:
+    """A chart in a cell of its own: under the chart's card, assets/chart_text.js puts its description and
+    its data table, which take no room from the chart itself."""
+    return html.Div(
+        dcc.Graph(
+            id=chart_id(name),
+            figure=empty_figure(message),
+            config=cast(Any, graph_config(name)),
+            className="chart",
+            style=style or None,
+        ),
+        className="chart-cell",
     )
 
 
@@ -75,6 +80,10 @@ def job_status(prefix: str) -> Component:
                 className="progress",
                 role="progressbar",
                 style={"display": "none"},
+                **cast(
+                    dict[str, Any],
+                    {"aria-label": "progress of the computation", "aria-describedby": f"{prefix}-status"},
+                ),
             ),
             html.Span(id=f"{prefix}-status", className="job-status", role="status"),
             html.Button(

@@ -142,6 +142,8 @@ def page_layout(registry: UrlRegistry, views: list[View]) -> Component:
             *[dcc.Store(id=view_state(v.id)) for v in views],
             *[dcc.Store(id=view_sim(v.id)) for v in views if v.shows_simulation],
             dcc.Store(id="url-fixed"),
+            # the first stop of the Tab key: past the header's tools and the sidebar's sliders to the charts
+            html.A("Skip to the charts", href="#main", className="skip-link"),
             _header(),
             html.Ul(id="notices", className="notices", role="alert"),
             html.Div(
@@ -169,6 +171,8 @@ def page_layout(registry: UrlRegistry, views: list[View]) -> Component:
                             ),
                         ],
                         className="main",
+                        id="main",
+                        tabIndex="-1",
                     ),
                 ],
                 className="page",

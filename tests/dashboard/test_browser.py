@@ -172,7 +172,7 @@ WATCH_BUSY = """
     if (body && body.classList.contains('busy')) {
       const s = window.__seen;
       s.busy = true;
-      s.charts = Math.min(s.charts, opacity(body, '.chart-row'));
+      s.charts = Math.min(s.charts, opacity(body, '.chart-row .js-plotly-plot'));
       s.controls = Math.min(s.controls, opacity(body, '.view-controls'));
       s.explain = Math.min(s.explain, opacity(body, '.explain'));
     }

@@ -1,33 +1,113 @@
-// Log-scale sliders (n and d_k move in powers of two, the softmax temperature in powers of ten) hold the
-// exponent; screen readers should hear the value itself. A wrapper says the base (data-scale="2" or "10");
-// this keeps each handle's aria-valuetext equal to base ** aria-valuenow as the handle moves.
+// What assistive technology needs from Dash's own components, which do not take these as props: every
+// control named by its visible label, log-scale sliders speaking their value, choice lists as the groups of
+// native checkboxes and radios they are, and dropdowns reachable by Tab on their own button. One observer
+// keeps it true as Dash mounts and re-renders controls (WCAG 2.2: 1.3.1, 4.1.2, 2.1.1).
 (function () {
   function text(x) {
     if (x >= 1e5 || (x !== 0 && Math.abs(x) < 1e-3)) return x.toExponential(2);
     return String(Number(x.toPrecision(6)));
   }
-  function update(handle) {
-    var wrap = handle.closest("[data-scale]");
-    if (!wrap) return;
-    var base = Number(wrap.getAttribute("data-scale"));
-    var now = Number(handle.getAttribute("aria-valuenow"));
-    if (!isFinite(base) || !isFinite(now)) return;
-    var value = text(Math.pow(base, now));
-    if (handle.getAttribute("aria-valuetext") !== value) handle.setAttribute("aria-valuetext", value);
+  function set(el, name, value) {
+    if (value && el.getAttribute(name) !== value) el.setAttribute(name, value);
   }
-  function all() {
-    document.querySelectorAll("[data-scale] [role=slider]").forEach(update);
+  // A control's name is its label's text without the value badge (the slider says its value itself); the
+  // unit in the label's parentheses becomes the spoken unit of its value ("45 degrees").
+  function labelOf(el) {
+    var box = el.closest("[data-a11y-name]");
+    if (box) return box.getAttribute("data-a11y-name");
+    var ctl = el.closest(".control");
+    var label = ctl && ctl.querySelector(":scope > label");
+    if (!label) return el.getAttribute("title") || "";
+    var copy = label.cloneNode(true);
+    copy.querySelectorAll(".value-badge").forEach(function (b) { b.remove(); });
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  }
+  var UNITS = {"°": "degrees"};
+  function spoken(el, now) {
+    var wrap = el.closest("[data-scale]");
+    var value = now;
+    if (wrap) {
+      var base = Number(wrap.getAttribute("data-scale"));
+      if (isFinite(base)) value = Math.pow(base, now);
+    }
+    var unit = (labelOf(el).match(/\(([^)]+)\)\s*$/) || [])[1];
+    return text(value) + (unit ? " " + (UNITS[unit] || unit) : "");
+  }
+  function slider(handle) {
+    set(handle, "aria-label", labelOf(handle).replace(/\s*\([^)]*\)\s*$/, ""));
+    var now = Number(handle.getAttribute("aria-valuenow"));
+    if (isFinite(now)) set(handle, "aria-valuetext", spoken(handle, now));
+  }
+  function input(el) {
+    if (el.labels && el.labels.length) return;
+    if (el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")) return;
+    set(el, "aria-label", labelOf(el) || el.getAttribute("placeholder") || el.getAttribute("name") || "");
+  }
+  // dcc.Checklist and dcc.RadioItems say listbox > option around native inputs: interactive inside
+  // interactive, and a list with no name. The native inputs carry the semantics; the wrapper is their group.
+  function choices(list) {
+    var radios = list.classList.contains("dash-radioitems");
+    set(list, "role", radios ? "radiogroup" : "group");
+    var name = labelOf(list);
+    if (!name) {
+      var only = list.querySelectorAll("label");
+      if (only.length === 1) name = only[0].textContent.trim();
+    }
+    set(list, "aria-label", name);
+    list.querySelectorAll(":scope > [role=option]").forEach(function (o) {
+      o.removeAttribute("role");
+      o.removeAttribute("aria-selected");
+    });
+  }
+  // dcc.Dropdown puts an aria-hidden input in the Tab order that hands focus to its button: the button
+  // itself takes Tab, and is named by the control's label and then its value.
+  function dropdown(button) {
+    var dummy = button.previousElementSibling;
+    if (dummy && dummy.classList.contains("dash-dropdown-focus-target")) {
+      dummy.tabIndex = -1;
+      dummy.setAttribute("disabled", "");
+    }
+    if (!button.disabled && button.tabIndex !== 0) button.tabIndex = 0;
+    var ctl = button.closest(".control");
+    var label = ctl && ctl.querySelector(":scope > label");
+    if (label) {
+      if (!label.id) label.id = "label-" + button.id;
+      var by = button.getAttribute("aria-labelledby") || "";
+      if (by.split(" ").indexOf(label.id) < 0) button.setAttribute("aria-labelledby", (label.id + " " + by).trim());
+    }
+  }
+  function all(root) {
+    root = root || document;
+    root.querySelectorAll("[role=slider]").forEach(slider);
+    root.querySelectorAll(".dash-options-list[role=listbox]").forEach(choices);
+    root.querySelectorAll("button.dash-dropdown").forEach(dropdown);
+    root.querySelectorAll("input:not([type=hidden]):not(.dash-dropdown-focus-target), textarea").forEach(input);
+  }
+  var pending = false;
+  function soon() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; all(); });
   }
   new MutationObserver(function (records) {
-    var handles = false;
     records.forEach(function (r) {
-      if (r.type === "attributes" && r.target.getAttribute && r.target.getAttribute("role") === "slider") {
-        update(r.target);
-      } else if (r.type === "childList") {
-        handles = true;
-      }
+      if (r.type === "attributes" && r.target.getAttribute("role") === "slider") slider(r.target);
+      else if (r.type === "attributes" && r.target.classList.contains("dash-dropdown-focus-target")) soon();
+      else if (r.type === "attributes" && r.target.hasAttribute("aria-selected") &&
+               r.target.classList.contains("dash-options-list-option")) r.target.removeAttribute("aria-selected");
+      else if (r.type === "childList" && r.addedNodes.length) soon();
     });
-    if (handles) all();
-  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"]});
-  document.addEventListener("DOMContentLoaded", all);
+  }).observe(document.documentElement, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "tabindex", "aria-selected"],
+  });
+  document.addEventListener("DOMContentLoaded", function () { all(); });
+  // "Skip to the charts" moves focus itself: following its #main would change the address Dash watches.
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest(".skip-link");
+    var main = link && document.getElementById("main");
+    if (!main) return;
+    e.preventDefault();
+    main.focus({preventScroll: true});
+    main.scrollIntoView({block: "start"});
+  });
 })();

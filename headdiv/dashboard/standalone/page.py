@@ -44,7 +44,10 @@ def document(title: str, content: dict[str, Any]) -> str:
     bundle = SMALL if trace_types(content) <= SMALL_TRACES else FULL
     plotly_js = bundle.read_text(encoding="utf-8").replace("</script", "<\\/script")
     style = (HERE / "standalone.css").read_text(encoding="utf-8")
-    script = (ASSETS / "slides.js").read_text(encoding="utf-8") + (HERE / "standalone.js").read_text(encoding="utf-8")
+    script = "".join(
+        path.read_text(encoding="utf-8")
+        for path in (ASSETS / "slides.js", ASSETS / "chart_text.js", HERE / "standalone.js")
+    )
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

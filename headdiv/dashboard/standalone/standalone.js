@@ -38,9 +38,12 @@
   }
   function charts(step, box, theme) {
     step.charts.forEach(function (chart) {
+      // a figure of its own, so that the chart's description and data table (chart_text.js) sit under it
+      var figure = el("figure", "chart-box");
       var gd = el("div", "chart");
       gd.setAttribute("data-chart", chart.name);
-      box.appendChild(gd);
+      figure.appendChild(gd);
+      box.appendChild(figure);
       var layout = JSON.parse(JSON.stringify(chart.figure.layout || {}));
       layout.autosize = true;
       delete layout.width;

@@ -4,7 +4,7 @@ of any recorded step (a slider with ▶ plays them in order)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.development.base_component import Component
@@ -112,6 +112,7 @@ def layout(state: PageState) -> Component:
                             0, 0, 1, value=0, id="tr-frame", marks=None, allow_direct_input=False, updatemode="drag"
                         ),
                         className="step-slider",
+                        **cast(dict[str, Any], {"data-a11y-name": "recorded training step"}),
                     ),
                     dcc.Interval(id="tr-play", interval=PLAY_MS, disabled=True),
                 ],

@@ -1,0 +1,246 @@
+"""Every student can use it: axe-core's WCAG 2.0/2.1/2.2 A and AA rules find nothing serious or critical on
+any view at three sizes, on a tour's steps, the poll's page and reveal, the embedded view and the exported
+files; every chart is a figure named by its title, described from its numbers, with its data as a table one
+Enter away. axe-core comes with `axe-playwright-python` (a test dependency) and runs in Debian's Chromium.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from headdiv.dashboard.tours import TOURS
+from headdiv.dashboard.views import VIEWS
+from tests.dashboard.test_layout_browser import LIGHT, wait_view_drawn
+
+pytestmark = [pytest.mark.timeout(600), pytest.mark.browser]
+
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+TOUR = "why-many-heads"
+
+
+def serious_findings(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now, one line each (rule, element, why)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}, "resultTypes": ["violations"]})
+    return [
+        f"{v['id']}: {node['target']} {node.get('failureSummary', '')[:160]!r}"
+        for v in found.response["violations"]
+        if v["impact"] in ("serious", "critical")
+        for node in v["nodes"]
+    ]
+
+
+def charts_drawn(page: Any) -> None:
+    """Until every chart shown holds data and has been described (assets/chart_text.js)."""
+    page.wait_for_function(
+        "() => { const g = [...document.querySelectorAll('.js-plotly-plot')].filter((e) => e.offsetParent);"
+        " return g.length > 0 && g.every((e) => e.data && e.data.length && e.getAttribute('aria-describedby')); }",
+        timeout=180_000,
+    )
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "large"),
+    [
+        pytest.param(1440, 900, False, id="laptop-1440x900"),
+        pytest.param(1024, 768, True, id="projector-1024x768-large"),
+        pytest.param(390, 844, False, id="phone-390x844"),
+    ],
+)
+def test_no_view_has_a_serious_axe_finding(browser: Any, server_url: str, width: int, height: int, large: bool) -> None:
+    phone = width < 600
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        findings: list[str] = []
+        for view in VIEWS:
+            page.goto(f"{server_url}/?tab={view.id}&{LIGHT}" + ("&large=1" if large else ""))
+            wait_view_drawn(page, view.id)
+            findings += [f"{view.id}: {f}" for f in serious_findings(page)]
+        assert findings == [], "\n".join(findings)
+    finally:
+        context.close()
+
+
+def test_a_tour_its_poll_its_reveal_and_the_embedded_view_have_no_serious_axe_finding(
+    browser: Any, server_url: str
+) -> None:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        findings: list[str] = []
+        tour = TOURS[TOUR]
+        asks = next(k for k, step in enumerate(tour.steps, start=1) if step.question is not None)
+        for k in range(1, len(tour.steps) + 1):
+            page.goto(f"{server_url}/?tour={TOUR}&step={k}&{LIGHT}")
+            page.wait_for_function(
+                "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[k - 1].title
+            )
+            if k != asks:
+                charts_drawn(page)
+            findings += [f"step {k}: {f}" for f in serious_findings(page)]
+        page.goto(f"{server_url}/?tour={TOUR}&step={asks}&{LIGHT}")
+        page.click("#tour-poll-open")
+        page.wait_for_selector("#tour-poll-link")
+        link = page.get_attribute("#tour-poll-link", "href")
+        findings += [f"poll open: {f}" for f in serious_findings(page)]
+        phone = browser.new_context(viewport={"width": 390, "height": 844})
+        vote = phone.new_page()
+        vote.goto(link)
+        findings += [f"vote page: {f}" for f in serious_findings(vote)]
+        vote.locator("form button").first.click()
+        vote.wait_for_selector("#voted")
+        findings += [f"vote counted: {f}" for f in serious_findings(vote)]
+        phone.close()
+        question = tour.steps[asks - 1].question
+        assert question is not None
+        page.click(f"#tour-question button:has-text('{question.choices[0].label}')")
+        page.wait_for_selector("#tour-reveal:not(:empty)")
+        charts_drawn(page)
+        findings += [f"reveal: {f}" for f in serious_findings(page)]
+        page.goto(f"{server_url}/?tab=ensemble&embed=1&{LIGHT}")
+        charts_drawn(page)
+        findings += [f"embed: {f}" for f in serious_findings(page)]
+        assert findings == [], "\n".join(findings)
+    finally:
+        context.close()
+
+
+def test_the_exported_files_have_no_serious_axe_finding(browser: Any, server_url: str, tmp_path: Path) -> None:
+    files = {
+        "view": httpx.get(f"{server_url}/_export/view.html?tab=ensemble&{LIGHT}", timeout=300),
+        "tour": httpx.get(f"{server_url}/_export/tour/{TOUR}.html", timeout=600),
+    }
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        findings: list[str] = []
+        for name, answer in files.items():
+            assert answer.status_code == 200, (name, answer.text[:200])
+            path = tmp_path / f"{name}.html"
+            path.write_bytes(answer.content)
+            page.goto(path.as_uri() + ("#step=1" if name == "tour" else ""))
+            charts_drawn(page)
+            findings += [f"{name}: {f}" for f in serious_findings(page)]
+        assert findings == [], "\n".join(findings)
+    finally:
+        context.close()
+
+
+def test_every_chart_is_named_described_and_its_numbers_a_table_one_enter_away(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=ensemble&{LIGHT}")
+    wait_view_drawn(page, "ensemble")
+    charts_drawn(page)
+    charts = page.evaluate(
+        """() => [...document.querySelectorAll('#view-ensemble .js-plotly-plot')].map((g) => ({
+             role: g.getAttribute('role'), name: g.getAttribute('aria-label'),
+             title: ((g.layout.title || {}).text || '').replace(/<[^>]+>/g, ''),
+             said: (document.getElementById(g.getAttribute('aria-describedby')) || {}).textContent || '' }))"""
+    )
+    assert len(charts) == len(next(v for v in VIEWS if v.id == "ensemble").charts)
+    for chart in charts:
+        assert chart["role"] == "figure" and chart["name"] and chart["name"] == chart["title"].strip(), chart
+        assert len(chart["said"]) > 20, chart
+    # the bars' numbers, as the reader hears them and as the table holds them, are the figure's own
+    bars = page.locator("#view-ensemble .js-plotly-plot").first
+    summary = page.locator("#view-ensemble .chart-data summary").first
+    summary.focus()
+    page.keyboard.press("Enter")
+    table = page.locator("#view-ensemble .chart-data table").first
+    table.wait_for()
+    drawn = bars.evaluate("(g) => g._fullData.map((t) => [t.name, Array.from(t.y)])")
+    header = table.locator("thead th").all_inner_texts()
+    rows = [r.locator("td").all_inner_texts() for r in table.locator("tbody tr").all()]
+    for name, ys in drawn:
+        column = header.index(name) - 1  # the first column is the x value
+        assert [float(r[column]) for r in rows] == pytest.approx(ys, rel=1e-3), name
+
+
+DESCRIBE = """(fig) => window.headdivChartText.describe({data: fig.data, layout: fig.layout}).sentence"""
+
+
+def _line(ys: list[float], se: list[float]) -> dict[str, Any]:
+    return {
+        "data": [{"type": "scatter", "name": "MSE", "x": [0, 45, 90], "y": ys, "error_y": {"array": se}}],
+        "layout": {"title": {"text": "MSE against θ"}, "xaxis": {"title": {"text": "θ (°)"}}},
+    }
+
+
+def test_a_charts_description_says_what_its_numbers_do_and_no_more(page: Any, server_url: str) -> None:
+    """The description's words follow the numbers: a rise is a rise, a fall a fall, and a change within twice
+    the Monte Carlo error of the difference is not called either."""
+    page.goto(f"{server_url}/?tab=ensemble&{LIGHT}")
+    page.wait_for_function("() => window.headdivChartText")
+    rises = page.evaluate(DESCRIBE, _line([0.2, 0.1, 0.5], [0.01, 0.01, 0.01]))
+    assert rises.startswith("Along θ (°) from 0 to 90:") and "MSE rises from 0.2 ± 0.01 to 0.5 ± 0.01" in rises
+    assert "lowest 0.1 ± 0.01 at 45, highest 0.5 ± 0.01 at 90" in rises
+    falls = page.evaluate(DESCRIBE, _line([0.5, 0.1, 0.2], [0.01, 0.01, 0.01]))
+    assert "MSE falls from 0.5 ± 0.01 to 0.2 ± 0.01" in falls and "rises" not in falls
+    noisy = page.evaluate(DESCRIBE, _line([0.2, 0.1, 0.25], [0.03, 0.01, 0.03]))  # 0.05 < 2·√(2·0.03²)
+    assert "no more than its Monte Carlo error" in noisy and "rises" not in noisy and "falls" not in noisy
+
+
+FOCUSED = """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
+  const head = document.querySelector('.header').getBoundingClientRect();
+  return {id: e.id, cls: String(e.className), text: (e.innerText || '').trim().slice(0, 60),
+          inHeader: !!e.closest('.header'), top: r.top, bottom: r.bottom, headBottom: head.bottom,
+          question: !!e.closest('#tour-question'), next: e.id === 'tour-next'}; }"""
+
+
+def test_the_lab_by_keyboard_skip_link_sliders_and_a_tour_step_with_its_question(page: Any, server_url: str) -> None:
+    tour = TOURS[TOUR]
+    asks = next(k for k, step in enumerate(tour.steps, start=1) if step.question is not None)
+    page.goto(f"{server_url}/?tour={TOUR}&step={asks}&{LIGHT}")
+    page.wait_for_function(
+        "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[asks - 1].title
+    )
+    page.keyboard.press("Tab")
+    first = page.evaluate(FOCUSED)
+    assert first["text"] == "Skip to the charts"
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.id") == "main"
+    # from the charts on, Tab reaches the question's answers; no focused element hides behind the sticky header
+    hidden: list[dict[str, Any]] = []
+    for _ in range(120):
+        page.keyboard.press("Tab")
+        now = page.evaluate(FOCUSED)
+        if not now["inHeader"] and now["top"] < now["headBottom"] - 1 and now["bottom"] > 0:
+            hidden.append(now)
+        if now["question"]:
+            break
+    assert now["question"], "Tab never reached the tour's question"
+    assert hidden == []
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#tour-reveal .tour-answer")
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED)["next"]:
+            break
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[asks].title
+    )
+
+
+def test_a_screen_reader_hears_each_slider_by_its_name_with_its_value_and_unit(page: Any, server_url: str) -> None:
+    page.goto(f"{server_url}/?tab=ensemble&theta=45&n=256&{LIGHT}")
+    wait_view_drawn(page, "ensemble")
+    tree = page.locator(".scenario-controls").aria_snapshot()
+    for name in ("heads H", "head dimension d_k", "sample size n", "angle θ between heads"):
+        assert f'slider "{name}"' in tree, tree
+    theta = page.locator(".ctl-theta [role=slider]")
+    assert theta.get_attribute("aria-valuetext") == "45 degrees"
+    assert page.locator(".ctl-n [role=slider]").get_attribute("aria-valuetext") == "256"  # the value, not log2
+    # moved by the keys a slider takes (no dragging needed), the address follows
+    theta.focus()
+    for key, want in (("ArrowRight", "46"), ("End", "90"), ("Home", "0"), ("PageUp", "10")):
+        page.keyboard.press(key)
+        page.wait_for_function("(v) => new URLSearchParams(location.search).get('theta') === v", arg=want)
+        assert theta.get_attribute("aria-valuetext") == f"{want} degrees"
