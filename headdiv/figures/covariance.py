@@ -10,6 +10,7 @@ from headdiv.figures.theme import (
     empty_figure,
     fmt,
     reference_line,
+    signed_cell_labels,
     styled,
 )
 from headdiv.schemas.results.labs import CovarianceResult, CovarianceSeries
@@ -130,6 +131,7 @@ def pair_heatmap(result: CovarianceResult, part: str = "measured") -> go.Figure:
             text=text,
             hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
             colorscale="RdBu",
+            **signed_cell_labels(len(z), digits=3),
             zmin=-reach,
             zmax=reach,
             colorbar={"thickness": 12},

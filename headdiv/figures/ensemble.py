@@ -14,7 +14,9 @@ from headdiv.figures.theme import (
     TRUTH_COLOR,
     fmt,
     head_color,
+    head_dash,
     reference_line,
+    signed_cell_labels,
     styled,
 )
 from headdiv.schemas.results.simulation import SimulationResult, SingleHead
@@ -90,7 +92,7 @@ def correlation_heatmap(result: SimulationResult, which: str = "correlation") ->
     ]
     labels = [f"h{h + 1}" for h in range(len(z))]
     kw: dict[str, Any] = (
-        {"zmin": -1, "zmax": 1, "colorscale": "RdBu", "reversescale": True}
+        {"zmin": -1, "zmax": 1, "colorscale": "RdBu", "reversescale": True, **signed_cell_labels(len(z))}
         if which == "correlation"
         else {"colorscale": "Blues"}
     )
@@ -126,7 +128,7 @@ def slice_figure(result: SimulationResult) -> go.Figure:
             y=curve,
             mode="lines",
             name="heads" if h == 0 else f"head {h + 1}",
-            line={"color": head_color(h), "width": 1.5},
+            line={"color": head_color(h), "width": 1.5, "dash": head_dash(h)},
             opacity=0.75,
             legendgroup="heads",
             showlegend=h == 0,

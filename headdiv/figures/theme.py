@@ -15,7 +15,7 @@ import plotly.io as pio
 COMPONENT_COLORS: dict[str, str] = {
     "bias2": "#d1495b",
     "variance": "#2e86ab",
-    "covariance": "#edae49",
+    "covariance": "#c0841f",
     "mse": "#3d405b",
 }
 COMPONENT_LABELS: dict[str, str] = {
@@ -28,26 +28,49 @@ MSE_NAME = "MSE ± s.e."
 """The Monte Carlo MSE with its standard error bars, in sweeps' legends: short, so that a legend beside a
 theory curve keeps several entries a row on a projector (the hover says Monte Carlo in full)."""
 HEAD_COLORS: tuple[str, ...] = (
-    "#4C78A8",
-    "#F58518",
-    "#54A24B",
-    "#B279A2",
-    "#E45756",
-    "#72B7B2",
-    "#EECA3B",
-    "#9D755D",
-    "#FF9DA6",
-    "#BAB0AC",
+    "#3C5699",
+    "#B82E0F",
+    "#228833",
+    "#CC79A7",
+    "#785EF0",
+    "#661A08",
+    "#EE6677",
+    "#8F4753",
 )
+"""Heads' colours, told apart by readers with any of the three common colour-vision deficiencies: under
+Machado et al.'s (2009) full-severity protanopia, deuteranopia and tritanopia, every two of them, and each
+against the truth's and the ensemble's dark lines, stay at least 15 apart in CIELAB (ΔE*ab, CIE 1976), and
+each has 3:1 contrast against the white plot (WCAG 1.4.11); tests/test_palettes.py checks both. Heads past
+the eighth take the same colours again with a dash (`head_dash`), so colour is never all that tells them apart."""
 TRUTH_COLOR = "#222222"
 ENSEMBLE_COLOR = "#3d405b"
-BEST_COLOR = "#2a9d8f"
-THEORY_COLOR = "#8d6cab"
+BEST_COLOR = "#1a6e1a"
+THEORY_COLOR = "#7b2d8e"
 FONT = "Inter, 'Segoe UI', system-ui, -apple-system, sans-serif"
 
 
 def head_color(h: int) -> str:
     return HEAD_COLORS[h % len(HEAD_COLORS)]
+
+
+SIGNED_LABELS_UP_TO = 8
+"""A signed heatmap (a diverging colour scale) of at most this many rows writes each cell's value in it, so
+that a sign is read from a minus, not only from red against blue; larger ones keep it in the hover."""
+
+
+def signed_cell_labels(n: int, digits: int = 2) -> dict[str, Any]:
+    """Heatmap properties that print each cell's value, for an n-by-n signed matrix small enough to read."""
+    if n > SIGNED_LABELS_UP_TO:
+        return {}
+    return {"texttemplate": f"%{{z:.{digits}f}}", "textfont": {"size": 10}}
+
+
+HEAD_DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot")
+
+
+def head_dash(h: int) -> str:
+    """A head's line style: a new one each time the colours come round again."""
+    return HEAD_DASHES[(h // len(HEAD_COLORS)) % len(HEAD_DASHES)]
 
 
 HOUSE_LAYOUT: dict[str, Any] = {
