@@ -201,6 +201,17 @@ def test_the_lab_by_keyboard_skip_link_sliders_and_a_tour_step_with_its_question
     page.wait_for_function(
         "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[asks - 1].title
     )
+    # a screen reader reads the step in order: the tour, where in it, the step's title, its story, its question
+    step = tour.steps[asks - 1]
+    assert step.question is not None
+    panel = page.locator("#tour-panel").aria_snapshot()
+    order = [
+        panel.find(tour.name),
+        panel.find(step.title),
+        panel.find(step.narrative[:30]),
+        panel.find(step.question.prompt[:30]),
+    ]
+    assert -1 not in order and order == sorted(order), panel
     page.keyboard.press("Tab")
     first = page.evaluate(FOCUSED)
     assert first["text"] == "Skip to the charts"
@@ -244,3 +255,47 @@ def test_a_screen_reader_hears_each_slider_by_its_name_with_its_value_and_unit(p
         page.keyboard.press(key)
         page.wait_for_function("(v) => new URLSearchParams(location.search).get('theta') === v", arg=want)
         assert theta.get_attribute("aria-valuetext") == f"{want} degrees"
+
+
+QUIET_MS = 1200
+"""How long the page rests before it speaks (assets/a11y.js)."""
+
+
+def test_a_verdict_is_announced_once_the_hand_rests_not_at_every_redraw(page: Any, server_url: str) -> None:
+    """Timed by the page's own clock: every announcement comes at least QUIET_MS after the last redraw of the
+    verdict before it (so no redraw of a drag is spoken), and the last one says the verdict where the hand
+    stopped."""
+    page.add_init_script(
+        """window.__said = []; window.__drawn = [];
+        new MutationObserver((records) => {
+          for (const r of records) {
+            const n = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+            if (n && n.closest && n.closest('#cv-verdict')) { window.__drawn.push(performance.now()); break; }
+          }
+          const a = document.getElementById('announcer');
+          const last = window.__said[window.__said.length - 1];
+          if (a && a.textContent && (!last || last.text !== a.textContent))
+            window.__said.push({text: a.textContent, at: performance.now()});
+        }).observe(document, {subtree: true, childList: true, characterData: true});"""
+    )
+    page.goto(f"{server_url}/?tab=covariance&{LIGHT}")
+    wait_view_drawn(page, "covariance")
+    page.wait_for_function("() => window.__said.length >= 1")  # the first verdict, once drawn
+    before = len(page.evaluate("() => window.__said"))
+    assert page.get_attribute("#cv-verdict", "aria-live") == "off"  # its own region stays quiet
+    thumb = page.locator(".ctl-H [role=slider]")
+    thumb.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('H') === '9'")
+    page.wait_for_function(
+        "(n) => window.__said.length > n && window.__said[window.__said.length - 1].text"
+        ".includes(document.getElementById('cv-verdict').innerText.trim())",
+        arg=before,
+    )
+    said = page.evaluate("() => window.__said")
+    drawn = page.evaluate("() => window.__drawn")
+    assert len(drawn) >= 2  # the drag redrew the verdict
+    for spoken in said:
+        redraws_before = [t for t in drawn if t <= spoken["at"]]
+        assert spoken["at"] - max(redraws_before) >= QUIET_MS - 50, (spoken, drawn)

@@ -101,6 +101,46 @@
     subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "tabindex", "aria-selected"],
   });
   document.addEventListener("DOMContentLoaded", function () { all(); });
+  // Verdicts and job progress are spoken once the page rests, not at every redraw of a drag: their own
+  // regions are kept quiet (aria-live off) and one polite announcer says those that changed, together,
+  // after QUIET_MS without a change. A message equal to the last one spoken is not repeated.
+  var QUIET_MS = 1200;
+  var SPOKEN = ".view .verdict, .view .job-status";
+  var timer = null, lastSaid = "";
+  function announcer() {
+    var a = document.getElementById("announcer");
+    if (a) return a;
+    a = document.createElement("div");
+    a.id = "announcer";
+    a.className = "sr-only";
+    a.setAttribute("role", "status");
+    a.setAttribute("aria-live", "polite");
+    document.body.appendChild(a);
+    return a;
+  }
+  var changed = [];
+  function speakSoon(el) {
+    if (changed.indexOf(el) < 0) changed.push(el);
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      var text = changed.filter(function (e) { return e.isConnected && e.offsetParent; })
+        .map(function (e) { return e.innerText.replace(/\s+/g, " ").trim(); }).filter(Boolean).join(" ");
+      changed = [];
+      if (!text || text === lastSaid) return;
+      lastSaid = text;
+      announcer().textContent = text;
+    }, QUIET_MS);
+  }
+  new MutationObserver(function (records) {
+    records.forEach(function (r) {
+      var node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      var region = node && node.closest && node.closest(SPOKEN);
+      if (region) {
+        if (region.getAttribute("aria-live") !== "off") region.setAttribute("aria-live", "off");
+        speakSoon(region);
+      }
+    });
+  }).observe(document.documentElement, {subtree: true, childList: true, characterData: true});
   // "Skip to the charts" moves focus itself: following its #main would change the address Dash watches.
   document.addEventListener("click", function (e) {
     var link = e.target.closest && e.target.closest(".skip-link");
