@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 DEFAULT_BASE = "http://127.0.0.1:8050"
+CHART_TEXT = Path(__file__).resolve().parents[1] / "dashboard" / "assets" / "chart_text"
+"""The dashboard's chart descriptions and data tables (a script and its style), read as files: the Python API
+describes a chart in a notebook as the page does, without importing the dashboard."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,15 @@ class Result:
         if name not in charts:
             raise KeyError(f"no figure {name!r}; this result has {', '.join(charts)}")
         return charts[name]
+
+    def figure_html(self, name: str | None = None, *, include_plotlyjs: bool | str = "cdn") -> str:
+        """The chart as HTML for a notebook or a page, readable without sight as on the dashboard: a figure
+        named by its title, described from its numbers, its data a table under it ("Data table"). The
+        description is the dashboard's own (`assets/chart_text.js`, inlined). `include_plotlyjs` as Plotly's
+        `to_html` (`True` inlines plotly.js for a file that works offline)."""
+        body = self.figure(name).to_html(full_html=False, include_plotlyjs=include_plotlyjs)
+        css, script = (CHART_TEXT.with_suffix(ext).read_text(encoding="utf-8") for ext in (".css", ".js"))
+        return f'<style>{css}</style><figure class="chart-box">{body}</figure><script>{script}</script>'
 
     # -- the other doors
     def command(self) -> str:

@@ -68,7 +68,29 @@ def test_no_view_has_a_serious_axe_finding(browser: Any, server_url: str, width:
         context.close()
 
 
-def test_a_tour_its_poll_its_reveal_and_the_embedded_view_have_no_serious_axe_finding(
+def wait_step(page: Any, title: str) -> None:
+    page.wait_for_function("(title) => document.getElementById('tour-step-title').innerText === title", arg=title)
+
+
+@pytest.mark.parametrize("tour_id", list(TOURS))
+def test_no_tour_step_has_a_serious_axe_finding(browser: Any, server_url: str, tour_id: str) -> None:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        findings: list[str] = []
+        for k, step in enumerate(TOURS[tour_id].steps, start=1):
+            page.goto(f"{server_url}/?tour={tour_id}&step={k}&{LIGHT}")
+            wait_step(page, step.title)
+            if step.question is None:  # a question hides the charts until it is answered
+                charts_drawn(page)
+            findings += [f"step {k}: {f}" for f in serious_findings(page)]
+        assert findings == [], "\n".join(findings)
+    finally:
+        context.close()
+
+
+def test_a_poll_the_vote_page_the_reveal_and_the_embedded_view_have_no_serious_axe_finding(
     browser: Any, server_url: str
 ) -> None:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -78,15 +100,8 @@ def test_a_tour_its_poll_its_reveal_and_the_embedded_view_have_no_serious_axe_fi
         findings: list[str] = []
         tour = TOURS[TOUR]
         asks = next(k for k, step in enumerate(tour.steps, start=1) if step.question is not None)
-        for k in range(1, len(tour.steps) + 1):
-            page.goto(f"{server_url}/?tour={TOUR}&step={k}&{LIGHT}")
-            page.wait_for_function(
-                "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[k - 1].title
-            )
-            if k != asks:
-                charts_drawn(page)
-            findings += [f"step {k}: {f}" for f in serious_findings(page)]
         page.goto(f"{server_url}/?tour={TOUR}&step={asks}&{LIGHT}")
+        wait_step(page, tour.steps[asks - 1].title)
         page.click("#tour-poll-open")
         page.wait_for_selector("#tour-poll-link")
         link = page.get_attribute("#tour-poll-link", "href")
@@ -198,9 +213,7 @@ def test_the_lab_by_keyboard_skip_link_sliders_and_a_tour_step_with_its_question
     tour = TOURS[TOUR]
     asks = next(k for k, step in enumerate(tour.steps, start=1) if step.question is not None)
     page.goto(f"{server_url}/?tour={TOUR}&step={asks}&{LIGHT}")
-    page.wait_for_function(
-        "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[asks - 1].title
-    )
+    wait_step(page, tour.steps[asks - 1].title)
     # a screen reader reads the step in order: the tour, where in it, the step's title, its story, its question
     step = tour.steps[asks - 1]
     assert step.question is not None
@@ -235,9 +248,7 @@ def test_the_lab_by_keyboard_skip_link_sliders_and_a_tour_step_with_its_question
         if page.evaluate(FOCUSED)["next"]:
             break
     page.keyboard.press("Enter")
-    page.wait_for_function(
-        "(title) => document.getElementById('tour-step-title').innerText === title", arg=tour.steps[asks].title
-    )
+    wait_step(page, tour.steps[asks].title)
 
 
 def test_a_screen_reader_hears_each_slider_by_its_name_with_its_value_and_unit(page: Any, server_url: str) -> None:
@@ -299,3 +310,24 @@ def test_a_verdict_is_announced_once_the_hand_rests_not_at_every_redraw(page: An
     for spoken in said:
         redraws_before = [t for t in drawn if t <= spoken["at"]]
         assert spoken["at"] - max(redraws_before) >= QUIET_MS - 50, (spoken, drawn)
+
+
+def test_a_chart_from_the_python_api_is_described_with_its_table_as_on_the_page(page: Any, tmp_path: Path) -> None:
+    import headdiv
+
+    r = headdiv.simulate(H=4, d_k=2, n=64, replicates=20, queries=16, seed=7)
+    path = tmp_path / "chart.html"
+    path.write_text(
+        f"<!doctype html><html lang='en'><title>a chart</title><body>{r.figure_html(include_plotlyjs=True)}</body></html>"
+    )
+    page.goto(path.as_uri())
+    charts_drawn(page)
+    gd = page.locator(".js-plotly-plot")
+    title = r.figure().layout.title.text
+    assert gd.get_attribute("role") == "figure" and gd.get_attribute("aria-label") == title
+    said = page.locator(f"#{gd.get_attribute('aria-describedby')}").inner_text()
+    assert f"{r.figure().data[0].name}:" in said  # the first series is said, with its numbers
+    page.locator(".chart-data summary").press("Enter")
+    page.locator(".chart-data table").wait_for()
+    assert page.locator(".chart-data table tbody tr").count() == len(r.figure().data[0].y)
+    assert serious_findings(page) == []

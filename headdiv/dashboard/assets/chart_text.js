@@ -260,5 +260,6 @@
     requestAnimationFrame(function () { pending = false; scan(); });
   }).observe(document.documentElement, {subtree: true, childList: true});
   document.addEventListener("DOMContentLoaded", scan);
+  scan(); // loaded after its charts (a notebook's output): describe those already there
   window.headdivChartText = {describe: describe, update: update};
 })();

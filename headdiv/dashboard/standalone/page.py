@@ -43,7 +43,7 @@ def document(title: str, content: dict[str, Any]) -> str:
     """The whole page: `content` (see standalone.js for its shape) with everything it needs inlined."""
     bundle = SMALL if trace_types(content) <= SMALL_TRACES else FULL
     plotly_js = bundle.read_text(encoding="utf-8").replace("</script", "<\\/script")
-    style = (HERE / "standalone.css").read_text(encoding="utf-8")
+    style = "".join(path.read_text(encoding="utf-8") for path in (HERE / "standalone.css", ASSETS / "chart_text.css"))
     script = "".join(
         path.read_text(encoding="utf-8")
         for path in (ASSETS / "slides.js", ASSETS / "chart_text.js", HERE / "standalone.js")
