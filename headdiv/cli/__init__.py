@@ -114,7 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         "heads clustered by their principal angles and ranked by how much diversity the layer loses without "
         "each one (a pruning forecast). Prints JSON, or with --csv one row per head.",
     )
-    heads.add_argument("model", help="a built-in model's name (see GET /api/v1/models/builtin) or a .safetensors file")
+    heads.add_argument(
+        "model",
+        help="a built-in model's name (see GET /api/v1/models/builtin), a .safetensors file, a model folder "
+        "(config.json and one file or shards) or a Hugging Face id in the local cache (never downloaded)",
+    )
     heads.add_argument("--num-heads", type=int, help="query heads per layer, when the file's metadata lacks them")
     heads.add_argument("--num-kv-heads", type=int, help="key/value heads per layer (grouped-query models)")
     heads.add_argument("--seed", type=int, default=0, help="seed of the random-subspace baseline (default 0)")

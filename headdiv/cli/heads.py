@@ -14,23 +14,26 @@ from headdiv.cli.common import (
 
 def heads_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """A trained model's heads measured, clustered and ranked (the Real models view, docs/model.md section 9):
-    a built-in model by name or a .safetensors file; JSON, or one CSV row per head with `--csv`."""
+    a built-in model by name, a .safetensors file, a model folder (sharded or not) or a Hugging Face id in the
+    local cache; JSON, or one CSV row per head with `--csv`."""
     from headdiv.schemas.builtin_models import BUILTINS
     from headdiv.schemas.csv_tables import head_clusters_csv
     from headdiv.schemas.errors import ModelFileError
     from headdiv.workers import instant_reports
+    from headdiv.workers.models.checkpoint import HF_ID
 
     try:
         if args.model in BUILTINS:
             result = instant_reports.builtin_heads(args.model, args.seed)
-        elif Path(args.model).is_file():
-            path = Path(args.model)
+        elif Path(args.model).exists() or HF_ID.fullmatch(args.model):
             result = instant_reports.model_heads(
-                path, num_heads=args.num_heads, num_kv_heads=args.num_kv_heads, seed=args.seed, model=path.name
+                args.model, num_heads=args.num_heads, num_kv_heads=args.num_kv_heads, seed=args.seed
             )
         else:
             known = ", ".join(sorted(BUILTINS))
-            raise InputError([f"model: {args.model!r} is neither a built-in model ({known}) nor a file"])
+            raise InputError(
+                [f"model: {args.model!r} is neither a built-in model ({known}), a file, a folder nor a Hugging Face id"]
+            )
     except LookupError as exc:  # a built-in whose package is not installed
         raise InputError([f"model: {exc.args[0] if exc.args else exc}"]) from None
     except ModelFileError as exc:

@@ -11,7 +11,7 @@ from headdiv.schemas.results.reports import HeadClusters, LayerHeads, ModelHeads
 
 def layer_bars(r: ModelHeadsReport, chosen: int | None = None) -> go.Figure:
     layers = r.layers
-    x = [str(layer.layer) for layer in layers]
+    x = [layer_name(layer, short=True) for layer in layers]
     fig = go.Figure()
     fig.add_bar(
         x=x,
@@ -44,6 +44,19 @@ def layer_bars(r: ModelHeadsReport, chosen: int | None = None) -> go.Figure:
     return styled(fig, title, height=360)
 
 
+SHORT_STACKS = {"self-attention": "self", "cross-attention": "cross", "encoder": "enc", "decoder": "dec"}
+
+
+def layer_name(item: LayerHeads, *, short: bool = False) -> str:
+    """ "layer 3", or with the stack of a model that has several ("layer 3, decoder cross-attention"); short,
+    for an axis: "3" or "3 dec cross"."""
+    if not item.stack:
+        return str(item.layer) if short else f"layer {item.layer}"
+    if short:
+        return f"{item.layer} " + " ".join(SHORT_STACKS.get(w, w) for w in item.stack.split())
+    return f"layer {item.layer}, {item.stack}"
+
+
 def layer_of(r: ModelHeadsReport, layer: int) -> LayerHeads | None:
     """The report's layer at index `layer`, clamped to the layers there are (None when there are none)."""
     return r.layers[max(0, min(layer, len(r.layers) - 1))] if r.layers else None
@@ -53,7 +66,7 @@ def overlap_heatmap(r: ModelHeadsReport, layer: int) -> go.Figure:
     item = layer_of(r, layer)
     if item is None:
         return empty_figure("no layers")
-    title = f"Key overlap, layer {item.layer} (HDI {fmt(item.key_hdi)}, random {fmt(item.random_hdi)})"
+    title = f"Key overlap, {layer_name(item)} (HDI {fmt(item.key_hdi)}, random {fmt(item.random_hdi)})"
     return heatmaps.overlap_heatmap(
         item.key_overlap, item.key_principal_angles_deg, title, label="head ", first=1, height=360
     )
@@ -75,7 +88,7 @@ def angle_histogram(r: ModelHeadsReport, layer: int) -> go.Figure:
     # a little room left of 0, so the first x label does not sit in the corner on the y axis's "0"
     fig.update_xaxes(title="angle (degrees; 90 = orthogonal)", range=[-3, 93])
     fig.update_yaxes(title="count")
-    return styled(fig, f"Principal angles between key heads, layer {item.layer}", height=300, legend=False)
+    return styled(fig, f"Principal angles between key heads, {layer_name(item)}", height=300, legend=False)
 
 
 def summary(r: ModelHeadsReport, source: str) -> str:
@@ -121,7 +134,7 @@ def dendrogram_figure(r: ModelHeadsReport, layer: int, which: str = "key") -> go
     # scipy puts leaf i at 5 + 10 i: half a leaf of room each side keeps the first label off the corner
     fig.update_xaxes(range=[0, 10 * len(order)])
     fig.update_yaxes(title="distance 1 − overlap", range=[0, 1.02])
-    return styled(fig, f"Dendrogram of the {which} heads, layer {item.layer}", height=340, legend=False)
+    return styled(fig, f"Dendrogram of the {which} heads, {layer_name(item)}", height=340, legend=False)
 
 
 def clustered_heatmap(r: ModelHeadsReport, layer: int, which: str = "key") -> go.Figure:
@@ -134,7 +147,7 @@ def clustered_heatmap(r: ModelHeadsReport, layer: int, which: str = "key") -> go
     return heatmaps.overlap_heatmap(
         item.query_overlap if query else item.key_overlap,
         [] if query else item.key_principal_angles_deg,  # the report lists the key heads' angles only
-        f"{which.capitalize()} overlap in cluster order, layer {item.layer}",
+        f"{which.capitalize()} overlap in cluster order, {layer_name(item)}",
         height=360,
         order=c.order,
         names=[f"{h + 1}" + (f"·g{groups[h] + 1}" if which == "query" else "") for h in range(len(groups))],
@@ -163,7 +176,7 @@ def contribution_bars(r: ModelHeadsReport, layer: int, which: str = "key") -> go
     fig.update_yaxes(title="HDI − HDI<sub>−h</sub>")
     return styled(
         fig,
-        f"Diversity contribution of each {which} head, layer {item.layer} (red: prune first)",
+        f"Diversity contribution of each {which} head, {layer_name(item)} (red: prune first)",
         height=340,
         legend=False,
     )

@@ -45,7 +45,8 @@ def head_clusters_csv(result: ModelHeadsReport) -> str:
     """A model's heads clustered and ranked (`clusters` of each layer of a model HDI result), one row per head:
     its key group, flat cluster, place in the dendrogram's order, diversity contribution and redundancy rank
     (0 = the head whose removal costs the layer the least diversity). Heads and key groups are numbered from
-    1, as every chart and sentence of the page numbers them; layers keep the model's own numbers."""
+    1, as every chart and sentence of the page numbers them; layers keep the model's own numbers, and a model
+    with several stacks (encoder, decoder, cross-attention) says each layer's."""
     records: list[dict[str, Any]] = []
     for layer in result.layers:
         for which, c in (("query", layer.clusters.query), ("key", layer.clusters.key)):
@@ -57,6 +58,7 @@ def head_clusters_csv(result: ModelHeadsReport) -> str:
                 records.append(
                     {
                         "layer": layer.layer,
+                        **({"stack": layer.stack} if layer.stack else {}),
                         "heads": which,
                         "head": head + 1,
                         "key_group": c.groups[head] + 1,

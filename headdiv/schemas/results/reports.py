@@ -79,6 +79,9 @@ class LayerHeads(ResultModel):
 
     layer: int
     name: str
+    stack: str = ""
+    """Which stack of attention the layer is in ("encoder self-attention", "decoder cross-attention"); empty
+    where the model has one."""
     key_hdi: float | None
     query_hdi: float | None
     random_hdi: float | None

@@ -7,7 +7,6 @@ seeded random subspaces of the same shapes.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +16,12 @@ from headdiv.schemas.errors import MeasurementStopped, ModelFileError
 from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport
 from headdiv.workers.engine.diversity import hdi, hdi_report
 from headdiv.workers.engine.results import result_of
+from headdiv.workers.models.checkpoint import open_checkpoint
 from headdiv.workers.models.clusters import head_clusters, query_groups
 from headdiv.workers.models.head_counts import resolve_head_counts
-from headdiv.workers.models.heads import split_gpt2_c_attn, split_heads
-from headdiv.workers.models.naming import LayerTensors, detect_layout
-from headdiv.workers.models.safetensors_file import Source, open_safetensors
+from headdiv.workers.models.heads import split_fused_rows, split_gpt2_c_attn, split_heads, split_interleaved
+from headdiv.workers.models.naming import AttentionLayout, LayerTensors, detect_layout, wanted
+from headdiv.workers.models.safetensors_file import Source
 
 MAX_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
@@ -44,10 +44,38 @@ def random_subspace_hdi(n_heads: int, p: int, d_k: int, *, seed: int, layer: int
     return hdi([rng.standard_normal((p, d_k)) for _ in range(n_heads)])
 
 
-def _layer_heads(style: str, lt: LayerTensors, mats: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    if style == "gpt2":
+def _layer_heads(
+    layout: AttentionLayout, lt: LayerTensors, mats: dict[str, np.ndarray], num_heads: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One layer's query and key weights in Linear (out x in) form, whatever way its checkpoint stores them."""
+    if layout.fused == "conv1d":
         return split_gpt2_c_attn(mats[lt.query])
+    if layout.fused == "rows":
+        return split_fused_rows(mats[lt.query], layout.query_width, layout.key_width)
+    if layout.fused == "interleaved":
+        return split_interleaved(mats[lt.query], num_heads)
     return mats[lt.query], mats[lt.key]
+
+
+CONFIG_COUNTS = {
+    "num_attention_heads": "num_attention_heads",
+    "n_head": "num_attention_heads",
+    "num_heads": "num_attention_heads",
+    "n_heads": "num_attention_heads",
+    "encoder_attention_heads": "num_attention_heads",
+    "num_key_value_heads": "num_key_value_heads",
+}
+"""config.json's head counts under the names the transformers library gives them (T5 says num_heads,
+GPT-2 n_head, DistilBERT n_heads, BART encoder_attention_heads), as the metadata keys the head counts are read from."""
+
+
+def _counts_from_config(config: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, as_key in CONFIG_COUNTS.items():
+        value = config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and as_key not in out:
+            out[as_key] = str(value)
+    return out
 
 
 def _hdi_or_error(what: str, heads: list[np.ndarray], **kwargs: Any) -> HdiReport:
@@ -66,17 +94,16 @@ def model_hdi(
     model: str | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> ModelHeadsReport:
-    """Per-layer key/query HDI of a safetensors file (a path or an open binary file); raises
-    ModelFileError saying what is wrong.
+    """Per-layer key/query HDI of a checkpoint (a safetensors file, a model folder, sharded or not, a Hugging
+    Face id in the local cache, or an open binary file); raises ModelFileError saying what is wrong.
 
     Header, names, shapes and head counts are all checked before any weight is loaded; then each
     layer's two tensors are read from the one open file, checked finite, split into heads and measured.
     `should_stop` is asked before each layer; when it says yes, MeasurementStopped is raised.
     """
-    with open_safetensors(source) as st:
-        header = st.header
-        layout = detect_layout(header.tensors)
-        counts = resolve_head_counts(layout, header.metadata, num_heads, num_kv_heads)
+    with open_checkpoint(source, wanted) as st:
+        layout = detect_layout(st.tensors, st.config)
+        counts = resolve_head_counts(layout, {**_counts_from_config(st.config), **st.metadata}, num_heads, num_kv_heads)
         work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width)
         if work > MAX_WORK:
             raise ModelFileError(
@@ -88,11 +115,9 @@ def model_hdi(
             if should_stop is not None and should_stop():
                 raise MeasurementStopped(len(layers), len(layout.layers))
             mats = {name: st.matrix(name) for name in sorted({lt.query, lt.key})}
-            layers.append(
-                _measure_layer(layout.style, lt, mats, counts.num_heads, counts.num_kv_heads, layout.d_model, seed)
-            )
-    if model is None:
-        model = os.path.basename(os.fspath(source)) if isinstance(source, str | os.PathLike) else "upload.safetensors"
+            layers.append(_measure_layer(layout, lt, mats, counts.num_heads, counts.num_kv_heads, seed))
+        if model is None:
+            model = st.name
     return result_of(
         ModelHeadsReport,
         {
@@ -110,15 +135,15 @@ def model_hdi(
 
 
 def _measure_layer(
-    style: str,
+    layout: AttentionLayout,
     lt: LayerTensors,
     mats: dict[str, np.ndarray],
     num_heads: int,
     num_kv_heads: int,
-    d_model: int,
     seed: int,
 ) -> dict[str, Any]:
-    q_weight, k_weight = _layer_heads(style, lt, mats)
+    d_model = layout.d_model
+    q_weight, k_weight = _layer_heads(layout, lt, mats, num_heads)
     key_heads = split_heads(k_weight, num_kv_heads)
     query_heads = split_heads(q_weight, num_heads)
     key = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) key heads", key_heads, max_angle_pairs=MAX_ANGLE_PAIRS)
@@ -126,6 +151,7 @@ def _measure_layer(
     return {
         "layer": lt.layer,
         "name": lt.stem,
+        "stack": lt.stack,
         "key_hdi": key.hdi,
         "query_hdi": query.hdi,
         "random_hdi": random_subspace_hdi(num_kv_heads, d_model, key_heads[0].shape[1], seed=seed, layer=lt.layer),

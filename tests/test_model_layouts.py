@@ -1,0 +1,302 @@
+"""Every common attention layout, measured from the folder `save_pretrained` writes: checkpoints made by the
+transformers library itself from tiny random configs of each family, so the files are the real format. Each
+layer's key HDI is compared with an independent computation: the key heads taken from the torch modules'
+own weights (not from tensor names) and their principal angles from scipy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+from headdiv.schemas.errors import ModelFileError  # noqa: E402
+from headdiv.workers.models.model_hdi import model_hdi  # noqa: E402
+
+SMALL = {"vocab_size": 99}
+
+
+def hdi_of(key_weight: np.ndarray, heads: int) -> float:
+    """1 − the mean over pairs of heads of the mean cos² of their principal angles (docs/model.md section 6)."""
+    d = key_weight.shape[0] // heads
+    bases = [key_weight[h * d : (h + 1) * d].T for h in range(heads)]
+    overlaps = [
+        float(np.mean(np.cos(scipy.linalg.subspace_angles(a, b)) ** 2)) for a, b in itertools.combinations(bases, 2)
+    ]
+    return 1.0 - float(np.mean(overlaps))
+
+
+def w(param: torch.Tensor) -> np.ndarray:
+    return param.detach().to(torch.float64).numpy()
+
+
+def per_head(fused: np.ndarray, heads: int, part: int) -> np.ndarray:
+    """Rows of a per-head interleaved (q, k, v) Linear weight: part 1 is the key."""
+    rows, p = fused.shape
+    return fused.reshape(heads, 3, rows // (3 * heads), p)[:, part].reshape(-1, p)
+
+
+@dataclass(frozen=True)
+class Family:
+    build: Callable[[], Any]
+    keys: Callable[[Any], dict[str, list[np.ndarray]]]
+    """Each stack's key weights (Linear out x in), layer by layer, read from the modules."""
+    kv_heads: int
+    style: str
+
+
+def _bert() -> Any:
+    return transformers.BertModel(
+        transformers.BertConfig(
+            hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37, **SMALL
+        )
+    )
+
+
+FAMILIES: dict[str, Family] = {
+    "bert": Family(_bert, lambda m: {"": [w(x.attention.self.key.weight) for x in m.encoder.layer]}, 4, "bert"),
+    "vit": Family(
+        lambda: transformers.ViTModel(
+            transformers.ViTConfig(
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                intermediate_size=37,
+                image_size=8,
+                patch_size=4,
+            )
+        ),
+        # transformers 5 names the modules q_proj/k_proj and saves them under the hub's names (attention.attention.key)
+        lambda m: {"": [w(x.attention.k_proj.weight) for x in m.layers]},
+        4,
+        "vit",
+    ),
+    "distilbert": Family(
+        lambda: transformers.DistilBertModel(
+            transformers.DistilBertConfig(dim=32, n_layers=2, n_heads=4, hidden_dim=37, **SMALL)
+        ),
+        lambda m: {"": [w(x.attention.k_lin.weight) for x in m.transformer.layer]},
+        4,
+        "distilbert",
+    ),
+    "gpt2": Family(
+        lambda: transformers.GPT2Model(
+            transformers.GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=16, **SMALL)
+        ),
+        lambda m: {"": [w(x.attn.c_attn.weight)[:, 32:64].T for x in m.h]},  # Conv1D: (in, 3 out), Q | K | V
+        4,
+        "gpt2",
+    ),
+    "llama-gqa-wide-heads": Family(  # grouped-query keys, and head_dim 16 over d_model 32 with 4 heads
+        lambda: transformers.LlamaModel(
+            transformers.LlamaConfig(
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                num_key_value_heads=2,
+                head_dim=16,
+                intermediate_size=37,
+                **SMALL,
+            )
+        ),
+        lambda m: {"": [w(x.self_attn.k_proj.weight) for x in m.layers]},
+        2,
+        "llama",
+    ),
+    "gpt-neox": Family(
+        lambda: transformers.GPTNeoXModel(
+            transformers.GPTNeoXConfig(
+                hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37, **SMALL
+            )
+        ),
+        lambda m: {"": [per_head(w(x.attention.query_key_value.weight), 4, 1) for x in m.layers]},
+        4,
+        "gpt-neox",
+    ),
+    "bloom": Family(
+        lambda: transformers.BloomModel(transformers.BloomConfig(hidden_size=32, n_layer=2, n_head=4, **SMALL)),
+        lambda m: {"": [per_head(w(x.self_attention.query_key_value.weight), 4, 1) for x in m.h]},
+        4,
+        "bloom",
+    ),
+    "phi3-gqa": Family(  # fused Q | K | V rows, the keys two heads of 8
+        lambda: transformers.Phi3Model(
+            transformers.Phi3Config(
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                num_key_value_heads=2,
+                intermediate_size=37,
+                pad_token_id=0,
+                **SMALL,
+            )
+        ),
+        lambda m: {"": [w(x.self_attn.qkv_proj.weight)[32:48] for x in m.layers]},
+        2,
+        "phi3",
+    ),
+    "t5": Family(
+        lambda: transformers.T5Model(
+            transformers.T5Config(d_model=32, d_kv=8, num_heads=4, num_layers=2, num_decoder_layers=2, d_ff=37, **SMALL)
+        ),
+        lambda m: {
+            "encoder self-attention": [w(b.layer[0].SelfAttention.k.weight) for b in m.encoder.block],
+            "decoder self-attention": [w(b.layer[0].SelfAttention.k.weight) for b in m.decoder.block],
+            "decoder cross-attention": [w(b.layer[1].EncDecAttention.k.weight) for b in m.decoder.block],
+        },
+        4,
+        "t5",
+    ),
+    "bart": Family(
+        lambda: transformers.BartModel(
+            transformers.BartConfig(
+                d_model=32,
+                encoder_layers=2,
+                decoder_layers=2,
+                encoder_attention_heads=4,
+                decoder_attention_heads=4,
+                encoder_ffn_dim=37,
+                decoder_ffn_dim=37,
+                max_position_embeddings=16,
+                **SMALL,
+            )
+        ),
+        lambda m: {
+            "encoder self-attention": [w(x.self_attn.k_proj.weight) for x in m.encoder.layers],
+            "decoder self-attention": [w(x.self_attn.k_proj.weight) for x in m.decoder.layers],
+            "decoder cross-attention": [w(x.encoder_attn.k_proj.weight) for x in m.decoder.layers],
+        },
+        4,
+        "llama",
+    ),
+}
+
+
+def saved(family: str, folder: Path, **options: Any) -> Any:
+    torch.manual_seed(0)
+    model = FAMILIES[family].build().eval()
+    model.save_pretrained(folder, **options)
+    return model
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_each_familys_saved_folder_is_measured_exactly(family: str, tmp_path: Path) -> None:
+    spec = FAMILIES[family]
+    model = saved(family, tmp_path)
+    report = model_hdi(tmp_path)  # no head counts given: config.json says them
+    assert report.style == spec.style and report.num_kv_heads == spec.kv_heads
+    expected = spec.keys(model)
+    got: dict[str, list[float | None]] = {}
+    for layer in report.layers:
+        got.setdefault(layer.stack, []).append(layer.key_hdi)
+    assert list(got) == list(expected)
+    for stack, weights in expected.items():
+        assert got[stack] == pytest.approx([hdi_of(k, spec.kv_heads) for k in weights], abs=1e-9), stack
+
+
+def test_a_sharded_checkpoint_opens_only_the_shards_it_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = saved("llama-gqa-wide-heads", tmp_path, max_shard_size="20KB")
+    index = json.loads((tmp_path / "model.safetensors.index.json").read_text())
+    shards = set(index["weight_map"].values())
+    assert len(shards) >= 3
+    holding = {f for t, f in index["weight_map"].items() if "q_proj" in t or "k_proj" in t}
+    assert holding < shards  # some shards hold no attention weight ...
+    from headdiv.workers.models import checkpoint
+
+    opened: list[str] = []
+    real = checkpoint.open_safetensors
+
+    def counted(path: Any) -> Any:
+        opened.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(checkpoint, "open_safetensors", counted)
+    report = model_hdi(tmp_path)
+    assert set(opened) == holding  # ... and are never opened
+    keys = FAMILIES["llama-gqa-wide-heads"].keys(model)[""]
+    assert [x.key_hdi for x in report.layers] == pytest.approx([hdi_of(k, 2) for k in keys], abs=1e-9)
+
+
+def test_a_hugging_face_id_is_found_in_the_local_cache_and_never_downloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's own layout (models--owner--name/snapshots/<revision>, refs/main), read by huggingface_hub."""
+    cache = tmp_path / "hub"
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    snapshot = cache / "models--tiny--bert" / "snapshots" / revision
+    model = saved("bert", snapshot)
+    (cache / "models--tiny--bert" / "refs").mkdir()
+    (cache / "models--tiny--bert" / "refs" / "main").write_text(revision)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    report = model_hdi("tiny/bert")
+    assert report.model == "tiny/bert"
+    keys = FAMILIES["bert"].keys(model)[""]
+    assert [x.key_hdi for x in report.layers] == pytest.approx([hdi_of(k, 4) for k in keys], abs=1e-9)
+    with pytest.raises(
+        ModelFileError, match=r"tiny/absent is not in the local Hugging Face cache .*nothing is downloaded"
+    ):
+        model_hdi("tiny/absent")
+
+
+def test_a_layout_it_cannot_read_is_refused_in_one_line_naming_what_it_found(tmp_path: Path) -> None:
+    saved("bert", tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**config, "model_type": "falcon"}))
+    with pytest.raises(ModelFileError, match="model type 'falcon' is not read here") as refused:
+        model_hdi(tmp_path)
+    assert "\n" not in str(refused.value)
+
+
+def test_bf16_and_fp16_checkpoints_are_read(tmp_path: Path) -> None:
+    for dtype in (torch.bfloat16, torch.float16):
+        folder = tmp_path / str(dtype)
+        torch.manual_seed(0)
+        model = FAMILIES["gpt-neox"].build().to(dtype)
+        model.save_pretrained(folder)
+        keys = FAMILIES["gpt-neox"].keys(model)[""]
+        report = model_hdi(folder)
+        assert [x.key_hdi for x in report.layers] == pytest.approx([hdi_of(k, 4) for k in keys], abs=1e-9)
+
+
+def test_a_folder_through_the_cli_and_the_python_api_is_the_engines_report_with_its_stacks_drawn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import headdiv
+    from headdiv.cli import main
+    from headdiv.figures.models import layer_bars
+    from headdiv.schemas.results.reports import ModelHeadsReport
+
+    saved("t5", tmp_path)
+    engine = model_hdi(tmp_path)
+    assert main(["heads", str(tmp_path)]) == 0
+    cli = ModelHeadsReport.model_validate_json(capsys.readouterr().out)
+    assert cli == engine == headdiv.heads(str(tmp_path)).result
+    stacks = [layer.stack for layer in engine.layers]
+    assert stacks == ["encoder self-attention"] * 2 + ["decoder self-attention"] * 2 + ["decoder cross-attention"] * 2
+    assert list(layer_bars(engine).data[0].x) == [
+        "0 enc self",
+        "1 enc self",
+        "2 dec self",
+        "3 dec self",
+        "4 dec cross",
+        "5 dec cross",
+    ]
+
+
+def test_a_name_that_is_no_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from headdiv.cli import main
+
+    assert main(["heads", "no such thing"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "neither a built-in model" in err and "a folder nor a Hugging Face id" in err and "\n" not in err
