@@ -31,11 +31,15 @@ MAX_WORK = 2e11
 layer cost about 2 (H d_k)^2 d_model each for keys, queries and the random baseline."""
 
 
-def estimated_work(n_layers: int, d_model: int, query_width: int, key_width: int) -> float:
-    """Flops of the overlaps (Gram products of every pair of heads) plus the bases' SVDs, all layers."""
-    pairs = 2.0 * d_model * (query_width**2 + 2 * key_width**2)
-    svds = 4.0 * d_model * (query_width + 2 * key_width) * max(query_width, key_width)
-    return n_layers * (pairs + svds)
+def estimated_work(n_layers: int, d_model: int, query_width: int, key_width: int, d_k: int) -> float:
+    """Flops of the measurement, all layers: the overlaps of every pair of heads (about d_model (H d_k)^2
+    for the queries, and for the keys and their random baseline), an SVD per head for its basis
+    (4 d_model d_k^2 each) and the principal angles of the listed key pairs (about 20 d_k^3 each)."""
+    heads_kv = key_width // d_k
+    pairs = d_model * (query_width**2 + 2 * key_width**2)
+    bases = 4.0 * d_model * d_k * (query_width + 2 * key_width)
+    angles = 20.0 * d_k**3 * min(MAX_ANGLE_PAIRS, heads_kv * (heads_kv - 1) // 2)
+    return n_layers * (pairs + bases + angles)
 
 
 def random_subspace_hdi(n_heads: int, p: int, d_k: int, *, seed: int, layer: int) -> float | None:
@@ -104,7 +108,7 @@ def model_hdi(
     with open_checkpoint(source, wanted) as st:
         layout = detect_layout(st.tensors, st.config)
         counts = resolve_head_counts(layout, {**_counts_from_config(st.config), **st.metadata}, num_heads, num_kv_heads)
-        work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width)
+        work = estimated_work(len(layout.layers), layout.d_model, layout.query_width, layout.key_width, counts.d_k)
         if work > MAX_WORK:
             raise ModelFileError(
                 f"this model is too large to measure here: about {work:.2g} operations for {len(layout.layers)} "
