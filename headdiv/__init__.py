@@ -35,6 +35,7 @@ _FROM = {
             "hdi",
             "theory",
             "heads",
+            "local_models",
             "connect",
             "Lab",
             "InvalidRequest",
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors (loaded l
     from headdiv.lab import covariance as covariance
     from headdiv.lab import hdi as hdi
     from headdiv.lab import heads as heads
+    from headdiv.lab import local_models as local_models
     from headdiv.lab import simulate as simulate
     from headdiv.lab import surface as surface
     from headdiv.lab import sweep as sweep

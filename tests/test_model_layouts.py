@@ -300,3 +300,82 @@ def test_a_name_that_is_no_model_is_one_line(capsys: pytest.CaptureFixture[str])
     assert main(["heads", "no such thing"]) != 0
     err = capsys.readouterr().err.strip()
     assert "neither a built-in model" in err and "a folder nor a Hugging Face id" in err and "\n" not in err
+
+
+def _server(models_dir: Path) -> Any:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from headdiv.server.api.routes.models import router
+    from headdiv.server.settings import ServerSettings
+
+    app = FastAPI()
+    app.state.settings = ServerSettings(models_dir=models_dir)
+    app.include_router(router, prefix="/api/v1")
+    return TestClient(app)
+
+
+def test_the_server_lists_and_measures_its_own_models_by_id_never_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shelf = tmp_path / "models"
+    t5 = saved("t5", shelf / "tiny-t5")
+    saved("gpt2", shelf / "gpt2-single")
+    (shelf / "gpt2-single" / "model.safetensors").rename(shelf / "lone.safetensors")
+    (shelf / "notes").mkdir()  # a folder with no model is not listed
+    cache = tmp_path / "hub"
+    revision = "89abcdef0123456789abcdef0123456789abcdef"
+    saved("phi3-gqa", cache / "models--tiny--phi3" / "snapshots" / revision)
+    (cache / "models--tiny--phi3" / "refs").mkdir()
+    (cache / "models--tiny--phi3" / "refs" / "main").write_text(revision)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    api = _server(shelf)
+
+    listed = {m["id"]: m for m in api.get("/api/v1/models/local").json()["models"]}
+    assert set(listed) == {"dir:tiny-t5", "dir:lone.safetensors", "dir:gpt2-single", "tiny/phi3"}
+    assert listed["dir:tiny-t5"]["style"] == "t5" and listed["dir:tiny-t5"]["layers"] == 6
+    assert listed["tiny/phi3"]["source"] == "hf_cache" and listed["tiny/phi3"]["style"] == "phi3"
+    assert listed["dir:gpt2-single"]["style"] is None and "no .safetensors" in listed["dir:gpt2-single"]["note"]
+    assert listed["dir:lone.safetensors"]["style"] == "gpt2" and listed["dir:lone.safetensors"]["size_bytes"] > 0
+
+    answer = api.get("/api/v1/models/local/dir:tiny-t5/hdi")
+    assert answer.status_code == 200, answer.text
+    expected = FAMILIES["t5"].keys(t5)
+    assert [x["key_hdi"] for x in answer.json()["layers"]] == pytest.approx(
+        [hdi_of(k, 4) for stack in expected.values() for k in stack], abs=1e-9
+    )
+    assert api.get("/api/v1/models/local/tiny/phi3/hdi").json()["style"] == "phi3"
+    # again: from the cache, by content (the measurement is not run a second time)
+    from headdiv.workers import instant_reports
+
+    monkeypatch.setattr(instant_reports, "model_heads", lambda *a, **k: pytest.fail("measured twice"))
+    assert api.get("/api/v1/models/local/dir:tiny-t5/hdi").json() == answer.json()
+    # an id is looked up, never read as a path
+    for probe in ("dir:..", "dir:../models/tiny-t5", "etc/passwd", "dir:notes"):
+        assert api.get(f"/api/v1/models/local/{probe}/hdi").status_code in (404, 422), probe
+
+
+def test_the_python_api_lists_and_measures_a_servers_models_and_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import headdiv
+    from headdiv.server.main import create_app
+    from tests.server.conftest import embedded_settings
+    from tests.server.helpers import ServerThread
+
+    shelf = tmp_path / "models"
+    model = saved("bloom", shelf / "tiny-bloom")
+    expected = [hdi_of(k, 4) for k in FAMILIES["bloom"].keys(model)[""]]
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
+    app = create_app(embedded_settings(models_dir=shelf), mount_dashboard=False)
+    with ServerThread(app) as running:
+        remote = headdiv.connect(running.url)
+        assert [m.id for m in remote.local_models()] == ["dir:tiny-bloom"]
+        there = remote.heads("dir:tiny-bloom")
+        assert [x.key_hdi for x in there.result.layers] == pytest.approx(expected, abs=1e-9)
+        with pytest.raises(headdiv.JobFailed, match="no model 'dir:elsewhere' on this server"):
+            remote.heads("dir:elsewhere")
+    monkeypatch.setenv("HEADDIV_MODELS_DIR", str(shelf))
+    here = headdiv.connect(None)
+    assert [m.id for m in here.local_models()] == ["dir:tiny-bloom"]
+    assert here.heads("dir:tiny-bloom").result == there.result

@@ -9,9 +9,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["int", "float", "choice", "bool", "floats", "flags"]
+Kind = Literal["int", "float", "choice", "bool", "floats", "flags", "name"]
 Value = Any
 
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
+"""A name the server gives (a model's id: `dir:tiny-t5`, `Qwen/Qwen2.5-0.5B`): letters, digits and _ . : / -."""
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -81,6 +83,12 @@ class Param:
             if low in _FALSE:
                 return False, None
             raise ValueError(f"{self.shown}: '{text}' is not one of 1/0/true/false")
+        if self.kind == "name":
+            if not text:
+                return self.default, None
+            if not NAME.fullmatch(text):
+                raise ValueError(f"{self.shown}: {text[:40]!r} is not a name (letters, digits and _ . : / -)")
+            return text, None
         if self.kind == "choice":
             if text not in self.choices:
                 raise ValueError(f"{self.shown}: '{text}' is not one of {', '.join(self.choices)}")

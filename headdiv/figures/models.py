@@ -92,10 +92,11 @@ def angle_histogram(r: ModelHeadsReport, layer: int) -> go.Figure:
 
 
 def summary(r: ModelHeadsReport, source: str) -> str:
-    """One line on the model measured (`source`: "upload" or "builtin") and its key HDI against chance."""
+    """One line on the model measured (`source`: "upload", "builtin" or "server") and its key HDI against
+    chance."""
     keys = [layer.key_hdi for layer in r.layers if layer.key_hdi is not None]
     rand = [layer.random_hdi for layer in r.layers if layer.random_hdi is not None]
-    where = "uploaded file" if source == "upload" else "built-in model"
+    where = {"upload": "uploaded file", "server": "model on this server"}.get(source, "built-in model")
     text = f"{where} {r.model} ({r.style} naming), {len(r.layers)} layers"
     if keys and rand:
         below = sum(k < q for k, q in zip(keys, rand, strict=False))

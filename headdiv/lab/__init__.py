@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -26,7 +27,7 @@ from headdiv.client import ApiClient, ApiError
 from headdiv.lab.calls import CALLS, CallSpec, HeadsRequest
 from headdiv.lab.results import Result
 from headdiv.schemas.fields import canonical, error_lines
-from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelHeadsReport
 from headdiv.workers.jobs.ids import job_id
 
 POLL_S = 2.0
@@ -172,8 +173,10 @@ class Lab:
         num_kv_heads: int | None = None,
         seed: int = 0,
     ) -> Result:
-        """Per-layer key and query HDI of a trained model: a built-in model's name (`headdiv.models()`
-        lists them) or a `.safetensors` file (the same report as the dashboard's Real models view)."""
+        """Per-layer key and query HDI of a trained model (the same report as the dashboard's Real models
+        view): a built-in model's name, a `.safetensors` file, a model folder, a Hugging Face id in the local
+        cache, or an id of `local_models()`. Through a server (`connect(url)`), a file is uploaded, and
+        names are the server's built-ins and models."""
         try:
             query = HeadsRequest(model=str(model_or_path), num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed)
         except ValidationError as exc:
@@ -181,21 +184,46 @@ class Lab:
         result = self._remote_heads(query) if self.url else self._local_heads(query)
         return Result("heads", query, result)
 
+    def local_models(self) -> list[LocalModel]:
+        """The models on disk that `heads(id)` measures by id: a server's (its `HEADDIV_MODELS_DIR` and
+        Hugging Face cache), or without one this machine's (the same variables)."""
+        if self.url:
+            with self._client() as api:
+                return LocalModels.model_validate(api.get("/models/local")).models
+        from headdiv.workers.models import local_models
+
+        return [local_models.describe(f) for f in _found_here()]
+
     def _local_heads(self, query: HeadsRequest) -> ModelHeadsReport:
         from headdiv.workers import instant_reports
 
         builtin = {m.name for m in instant_reports.builtin_models()}
         if query.model in builtin:
             return instant_reports.builtin_heads(query.model, query.seed)
+        listed = {f.id: f for f in _found_here()} if query.model.startswith("dir:") else {}
         return instant_reports.model_heads(
-            query.model, num_heads=query.num_heads, num_kv_heads=query.num_kv_heads, seed=query.seed
+            listed[query.model].path if query.model in listed else query.model,
+            num_heads=query.num_heads,
+            num_kv_heads=query.num_kv_heads,
+            seed=query.seed,
+            model=query.model if query.model in listed else None,
         )
 
     def _remote_heads(self, query: HeadsRequest) -> ModelHeadsReport:
         with self._client() as api:
             if not os.path.exists(query.model):
-                got = api.get(f"/models/builtin/{query.model}/hdi", {"seed": query.seed}, slow=600)
+                # a built-in's name, else a model on the server (its id from `GET /models/local`)
+                builtin = query.model in {m["name"] for m in api.get("/models/builtin")["models"]}
+                where = "builtin" if builtin else "local"
+                got = api.get(f"/models/{where}/{query.model}/hdi", {"seed": query.seed}, slow=600)
                 return ModelHeadsReport.model_validate(got)
+            if os.path.isdir(query.model):
+                raise InvalidRequest(
+                    [
+                        f"model: {query.model} is a folder; a server takes one uploaded file, or measures the models "
+                        "it has itself (headdiv.connect(url).local_models())"
+                    ]
+                )
             form = {k: str(v) for k, v in (("num_heads", query.num_heads), ("num_kv_heads", query.num_kv_heads)) if v}
             with open(query.model, "rb") as f:
                 files = {"file": (os.path.basename(query.model), f)}
@@ -237,6 +265,18 @@ covariance = _call("covariance")
 train = _call("train")
 hdi = _call("hdi")
 theory = _call("theory")
+
+
+def _found_here() -> list[Any]:
+    from headdiv.workers.models import local_models
+
+    folder = os.environ.get("HEADDIV_MODELS_DIR")
+    return local_models.find_all(Path(folder) if folder else None, local_models.hf_cache_dir())
+
+
+def local_models() -> list[LocalModel]:
+    """The models on disk `heads(id)` measures by id (`HEADDIV_MODELS_DIR`, the Hugging Face cache)."""
+    return default_lab().local_models()
 
 
 def heads(model_or_path: str, **options: Any) -> Result:

@@ -82,6 +82,28 @@ def layout(state: PageState) -> Component:
                         "Example weights shipped in an optional package (works offline).",
                     ),
                     control(
+                        "model on this server",
+                        # a text box with the server's models as suggestions (a datalist): a dropdown would
+                        # drop a link's model before the listing arrives
+                        html.Div(
+                            [
+                                dcc.Input(
+                                    id="mdl-local",
+                                    type="text",
+                                    value=state.get("smodel") or "",
+                                    debounce=True,
+                                    list="mdl-local-list",
+                                    placeholder="none: the built-in model",
+                                    className="text-input",
+                                ),
+                                html.Datalist(id="mdl-local-list"),
+                            ]
+                        ),
+                        "smodel",
+                        "A model this server has on disk (its models folder or Hugging Face cache), measured "
+                        "instead of the built-in one.",
+                    ),
+                    control(
                         "layer",
                         # the charts follow the thumb: a layer needs no computation, only drawing from the
                         # report on the page (built-in or uploaded); the drag is one history entry (live.js)
@@ -176,6 +198,16 @@ def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
     return entry, figs.summary(ModelHeadsReport.model_validate(result), "builtin"), SHOWN
 
 
+def _on_server(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
+    """A model of the server's own (`GET /models/local`), measured there on demand."""
+    try:
+        result = client.get(f"/models/local/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
+    except ApiError as exc:
+        return {"error": exc.message}, sentence(exc.message), HIDDEN
+    entry = {"source": "server", "model": model, "seed": seed, "result": result}
+    return entry, figs.summary(ModelHeadsReport.model_validate(result), "server"), SHOWN
+
+
 def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
     """What the page's upload (assets/upload.js) brought back: the file's report drawn, or why not in one
     line (the charts on screen stay)."""
@@ -216,20 +248,44 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     def _load(data: Any, uploaded: Any, _clicks: Any, current: Any) -> Any:
         st = PageState.from_data(data)
         model = st.get("model", DEFAULT_MODEL)
+        on_server = st.get("smodel") or ""
         seed = int(st.get("mseed", 0) or 0)
         trigger = ctx.triggered_id
         if trigger == "mdl-upload-result":
-            return _uploaded(uploaded, model)
+            return _uploaded(uploaded, on_server or model)
         if trigger == "mdl-builtin-btn":
             return _builtin(client, model, seed)
         if not data or st.get("tab") != VIEW_ID:
             return no_update, no_update, no_update
         current = current or {}
-        if current.get("source") == "upload" and current.get("picked") == model:
-            return no_update, no_update, no_update  # keep the upload until another built-in is picked
-        if current.get("source") == "builtin" and current.get("model") == model and current.get("seed") == seed:
+        if current.get("source") == "upload" and current.get("picked") == (on_server or model):
+            return no_update, no_update, no_update  # keep the upload until another model is picked
+        source = "server" if on_server else "builtin"
+        wanted = on_server or model
+        if current.get("source") == source and current.get("model") == wanted and current.get("seed") == seed:
             return no_update, no_update, no_update  # a layer change needs no new request
-        return _builtin(client, model, seed)
+        return _on_server(client, on_server, seed) if on_server else _builtin(client, model, seed)
+
+    @app.callback(
+        Output("mdl-local-list", "children"),
+        Input(view_state(VIEW_ID), "data"),
+        State("mdl-local-list", "children"),
+        prevent_initial_call=True,
+    )
+    def _server_models(data: Any, listed: Any) -> Any:
+        """The server's models as suggestions, asked once when the view first opens (the server keeps its
+        listing); those whose layout cannot be read are not offered."""
+        if listed or PageState.from_data(data).get("tab") != VIEW_ID:
+            return no_update
+        try:
+            models = client.get("/models/local")["models"]
+        except ApiError:
+            return no_update
+        return [
+            html.Option(value=m["id"], label=f"{m['style']}, {m['layers']} layers, {m['size_bytes'] / 2**20:.0f} MB")
+            for m in models
+            if m["style"] is not None
+        ]
 
     @app.callback(
         *chart_outputs(CHARTS),
@@ -310,6 +366,15 @@ VIEW = View(
             component="mdl-model",
             choices=tuple(BUILTINS),
             help="Built-in model whose heads are measured.",
+        ),
+        Param(
+            "smodel",
+            "name",
+            "",
+            component="mdl-local",
+            to_component=lambda v: v or "",
+            from_component=lambda c: str(c).strip() if c else "",
+            help="A model on this server (GET /api/v1/models/local) measured instead of the built-in one.",
         ),
         Param("layer", "int", 0, component="mdl-layer", lo=0, hi=MAX_LAYER, help="Layer whose key overlap is drawn."),
         Param("mseed", "int", 0, component="mdl-seed", lo=0, hi=MAX_SEED, help="Seed of the random-subspace baseline."),

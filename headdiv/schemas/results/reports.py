@@ -118,5 +118,20 @@ class BuiltinModel(ResultModel):
     d_model: int | None = None
 
 
+class LocalModel(ResultModel):
+    """A model this server has on disk (its models folder or its Hugging Face cache), measured on demand."""
+
+    id: str = Field(description="`dir:<name>` for the models folder's entries, owner/name for the cache's.")
+    source: str = Field(description="`models_dir` (HEADDIV_MODELS_DIR) or `hf_cache` (the Hugging Face cache).")
+    size_bytes: int
+    style: str | None = Field(None, description="The attention layout its tensors show; None when none is read.")
+    layers: int | None = None
+    note: str | None = Field(None, description="Why its layout is not read, in one line.")
+
+
+class LocalModels(ResultModel):
+    models: list[LocalModel]
+
+
 class BuiltinModels(ResultModel):
     models: list[BuiltinModel]

@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.errors import MeasurementStopped, ModelFileError
 from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED
-from headdiv.schemas.results.reports import BuiltinModels, ModelHeadsReport
+from headdiv.schemas.lru import ByteLRU
+from headdiv.schemas.results.reports import BuiltinModels, LocalModels, ModelHeadsReport
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.origin import UPLOAD_HEADER, check_upload_origin
 from headdiv.server.settings import ServerSettings, get_server_settings
@@ -175,3 +178,90 @@ async def post_model_hdi(
         where = f" ({exc.stopped})" if isinstance(exc.stopped, MeasurementStopped) else ""
         log.warning("model upload %r: the client went away; its measurement was stopped%s", name, where)
         return Response(status_code=499)  # nobody reads it: the connection is gone
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Models on this server: HEADDIV_MODELS_DIR and the local Hugging Face cache
+# ---------------------------------------------------------------------------------------------------------
+
+LOCAL_RESULTS_BYTES = 64 << 20
+"""Measured local models kept in memory, by content (a model's report is some hundred KB)."""
+LocalId = Annotated[
+    str,
+    Path(
+        max_length=200,
+        pattern=r"^(dir:)?[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$",
+        description="An id from GET /models/local.",
+    ),
+]
+
+
+LISTING_TTL_S = 30.0
+"""How long the listing is kept: every page that opens the Real models view asks for it, and a lecture
+deployment's models do not change while a class follows along."""
+
+
+def _listing(request: Request) -> tuple[list[Any], LocalModels]:
+    """The server's models (found on disk, each described from its headers), found once per LISTING_TTL_S."""
+    from headdiv.workers.models import local_models
+
+    state = request.app.state
+    kept = getattr(state, "local_listing", None)
+    if kept is not None and time.monotonic() - kept[0] < LISTING_TTL_S:
+        return kept[1], kept[2]
+    found = local_models.find_all(_settings(request).models_dir, local_models.hf_cache_dir())
+    described = LocalModels(models=[local_models.describe(f) for f in found])
+    state.local_listing = (time.monotonic(), found, described)
+    return found, described
+
+
+@router.get("/local", summary="The models this server has on disk (its models folder and Hugging Face cache)")
+async def get_local_models(request: Request) -> LocalModels:
+    return (await run_in_threadpool(_listing, request))[1]
+
+
+def _local_results(request: Request) -> ByteLRU[tuple[str, int], ModelHeadsReport]:
+    state = request.app.state
+    if getattr(state, "local_model_results", None) is None:
+        state.local_model_results = ByteLRU(LOCAL_RESULTS_BYTES, lambda r: len(r.model_dump_json()))
+    results: ByteLRU[tuple[str, int], ModelHeadsReport] = state.local_model_results
+    return results
+
+
+async def local_model_hdi(request: Request, model_id: LocalId, seed: SeedQuery = 0) -> Any:
+    from headdiv.workers.models import local_models
+
+    found = {f.id: f for f in (await run_in_threadpool(_listing, request))[0]}
+    if model_id not in found:
+        raise HTTPException(404, f"no model {model_id!r} on this server; GET /api/v1/models/local lists them")
+    model = found[model_id]
+    key = (await run_in_threadpool(local_models.content_key, model), seed)
+    cached = _local_results(request).get(key)
+    if cached is not None:
+        return cached
+
+    def measure(should_stop: Any) -> ModelHeadsReport:
+        return instant_reports.model_heads(model.path, seed=seed, model=model_id, should_stop=should_stop)
+
+    try:
+        report = await _uploads(request).run(request, measure)
+    except ModelFileError as exc:
+        return _unprocessable(exc)
+    except TimedOut as exc:
+        return _refuse("model", f"measuring this model took longer than the limit of {exc.limit_s:g} s and was stopped")
+    except ClientGone:
+        return Response(status_code=499)
+    _local_results(request).put(key, report)
+    return report
+
+
+for _method in ("GET", "POST"):
+    router.add_api_route(
+        "/local/{model_id:path}/hdi",
+        local_model_hdi,
+        methods=[_method],
+        name=f"{_method.lower()}_local_hdi",
+        response_model=ModelHeadsReport,
+        summary="Per-layer HDI of a model on this server, measured on demand and cached by its content",
+        responses={404: {"description": "no such model on this server"}, 429: UPLOAD_RESPONSES[429]},
+    )
