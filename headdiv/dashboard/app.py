@@ -183,6 +183,7 @@ def create_dash_app(
     )
     register_upload_relay(app.server, client, prefix)
     app.layout = page_layout(registry, views)
+    app.headdiv_registry = registry  # type: ignore[attr-defined]  # read by the callback boundary (harden)
     register_live(app, client, registry, views)
     register_exports(app, client, registry, views)
     registry.label(control_labels(app.layout))

@@ -9,6 +9,8 @@ and one log line; it also returns the hashes of the page's inline scripts, for t
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,15 +70,57 @@ def _lazy_bundles(dash_app: Any) -> list[str]:
     return [f"{prefix}_dash-component-suites/dash/dcc/{p.name}" for p in found]
 
 
+class RateLimitedLog:
+    """One line per refused request, at most `per_window` of them per `window_s`: a script sending nonsense
+    in a loop cannot fill a lecture server's disk. The lines held back are counted and said in the next
+    line that gets out."""
+
+    def __init__(self, per_window: int = 20, window_s: float = 60.0) -> None:
+        self.per_window, self.window_s = per_window, window_s
+        self.start, self.count, self.held = 0.0, 0, 0
+        self.lock = threading.Lock()
+
+    def warning(self, msg: str, *args: Any) -> None:
+        now = time.monotonic()
+        with self.lock:
+            if now - self.start >= self.window_s:
+                self.start, self.count = now, 0
+            if self.count >= self.per_window:
+                self.held += 1
+                return
+            self.count += 1
+            held, self.held = self.held, 0
+        log.warning(msg + (f" ({held} more refused and not logged before this)" if held else ""), *args)
+
+
+REFUSALS = RateLimitedLog()
+_FAULTS_SEEN: set[tuple[str, str]] = set()
+
+
 def _short(status: int, detail: str) -> Any:
     import flask
 
-    log.warning("dashboard %s %s: %d %s", flask.request.method, flask.request.path, status, detail[:200])
+    REFUSALS.warning("dashboard %s %s: %d %s", flask.request.method, flask.request.path, status, detail[:200])
     return flask.jsonify(detail=detail), status
 
 
-def callback_problem(dash_app: Any, body: Any) -> str | None:
-    """Why a `_dash-update-component` body cannot be a call of one of the app's callbacks (None if it can)."""
+def _fault_once(exc: BaseException) -> bool:
+    """Whether this fault (its type and where it was raised) is new: its traceback is logged once."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else "?"
+    key = (type(exc).__name__, where)
+    if key in _FAULTS_SEEN:
+        return False
+    _FAULTS_SEEN.add(key)
+    return True
+
+
+def callback_problem(dash_app: Any, body: Any, types: dict[Any, Any] | None = None) -> str | None:
+    """Why a `_dash-update-component` body cannot be a call of one of the app's callbacks (None if it can):
+    its shape, then (with `types`, from `callback_types.prop_types`) each input's and state's value against
+    what its component's property can hold."""
     if not isinstance(body, dict):
         return f"the callback request must be a JSON object, got {type(body).__name__}"
     output = body.get("output")
@@ -93,6 +137,13 @@ def callback_problem(dash_app: Any, body: Any) -> str | None:
             entries = item if isinstance(item, list) else [item]
             if not all(isinstance(e, dict) and "id" in e and isinstance(e.get("property"), str) for e in entries):
                 return f"{key}: each entry needs an id and a property"
+            if types is not None:
+                from headdiv.dashboard.callback_types import value_problem
+
+                for e in entries:
+                    problem = value_problem(types, e["id"], e["property"], e.get("value"))
+                    if problem:
+                        return f"{key}: {problem}"
     outputs = body.get("outputs", [])
     if not isinstance(outputs, list | dict):
         return "outputs: must be a list or an object"
@@ -107,10 +158,21 @@ def harden(dash_app: Any) -> list[str]:
     inline-script hashes (after every callback is registered, as `Dash.csp_hashes` requires)."""
     import flask
     from dash.exceptions import DependencyException
+    from pydantic import ValidationError
     from werkzeug.exceptions import HTTPException
+
+    from headdiv.dashboard.callback_types import prop_types, state_spec
+    from headdiv.dashboard.ids import STATE_STORE, view_state
+    from headdiv.dashboard.tour_layout import TOUR_STATE
+    from headdiv.dashboard.views import VIEWS
 
     server = dash_app.server
     callback_path = dash_app.config.routes_pathname_prefix + "_dash-update-component"
+    layout = dash_app.layout() if callable(dash_app.layout) else dash_app.layout
+    registry = getattr(dash_app, "headdiv_registry", None)
+    page_state = state_spec(registry) if registry is not None else None
+    states = [STATE_STORE, TOUR_STATE, *(view_state(v.id) for v in VIEWS)]
+    types = prop_types(layout, dict.fromkeys(states, page_state) if page_state else None)
 
     @server.before_request
     def _check_callback() -> Any:
@@ -120,7 +182,7 @@ def harden(dash_app: Any) -> list[str]:
             body = flask.request.get_json(silent=True)
         except RecursionError:  # `silent` covers malformed JSON, not JSON nested past Python's stack
             return _short(400, "the request's JSON is nested too deeply")
-        problem = callback_problem(dash_app, body)
+        problem = callback_problem(dash_app, body, types)
         return None if problem is None else _short(400, problem)
 
     @server.errorhandler(DependencyException)
@@ -131,11 +193,20 @@ def harden(dash_app: Any) -> list[str]:
     def _http_error(exc: HTTPException) -> Any:
         return _short(exc.code or 400, exc.description or exc.name)
 
+    @server.errorhandler(ValidationError)
+    def _unreadable(exc: ValidationError) -> Any:
+        # a store or an input holding data of another shape than the page writes (what a script may send):
+        # the client's mistake, told in one line, never a traceback
+        return _short(400, f"the callback's data does not have the shape the page writes ({exc.error_count()} errors)")
+
     @server.errorhandler(Exception)
     def _crash(exc: Exception) -> Any:
         # a bug, not bad input (the check above turns that away): the traceback for the operator, a plain
         # sentence for the browser
-        log.error("dashboard error on %s", flask.request.path, exc_info=exc)
+        if _fault_once(exc):
+            log.error("dashboard error on %s", flask.request.path, exc_info=exc)
+        else:
+            log.error("dashboard error on %s: %s again (its traceback was logged once)", flask.request.path, exc)
         return _short(500, "internal error in the dashboard; the server's log has the details")
 
     return list(dash_app.csp_hashes())

@@ -12,6 +12,13 @@ every other request) and keeps a connection that sends nothing, or a head that n
 
 Between requests uvicorn's keep-alive timeout already closes an idle connection; the body's deadlines are
 `headdiv.server.api.limits`'s. Selected with `uvicorn.Config(http=GuardedHttpToolsProtocol)`.
+
+An answer given before its request's body was read (a 413) must neither poison the connection nor be lost:
+- the head limits count only head bytes: the rest of an answered request's body is not the next head (it
+  was, and a keep-alive client's next request got 431);
+- closing such a connection is graceful: the answer is sent, then the write side shut (FIN), and what the
+  client still sends is read and dropped (up to `DRAIN_BYTES` or `DRAIN_S`) before the socket closes, so the
+  client reads the answer instead of a reset (a socket closed with unread data sends RST at once).
 """
 
 from __future__ import annotations
@@ -60,6 +67,21 @@ def refusal(status: int, message: str, *, page: bool = False) -> bytes:
     )
 
 
+class _GracefulClose:
+    """The connection's transport, whose `close` is the protocol's graceful one (uvloop's transports cannot
+    be patched, so the protocol hands out this instead)."""
+
+    def __init__(self, transport: asyncio.Transport, protocol: GuardedHttpToolsProtocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+
+    def close(self) -> None:
+        self._protocol.graceful_close(self._transport)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """Its limits are class attributes (`guarded_protocol` makes a class with others); left None, they are
     the server's settings (`HEADDIV_MAX_HEAD_BYTES`, ...), read in each process (several workers)."""
@@ -67,6 +89,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     max_head_bytes: int | None = None
     max_headers: int | None = None
     head_timeout_s: float | None = None
+    DRAIN_BYTES = 8 << 20
+    """The most of an answered request's unread body read and dropped before its connection closes."""
+    DRAIN_S = 5.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -85,14 +110,38 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._first = b""
         """The head's first bytes (the request line's start)."""
         self._head_timer: asyncio.TimerHandle | None = None
+        self._message_done = True
+        """Whether the parser has read the whole of the current request (its body included)."""
+        self._head_after_body = False
+        self._draining = False
+        self._drained = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._real_close = transport.close
+        # uvicorn closes a connection through `self.transport` (its request cycles get it from here): with a
+        # body still coming, the close shuts the write side and drains instead
+        self.transport = _GracefulClose(transport, self)  # type: ignore[assignment]
         self._await_head()
+
+    def graceful_close(self, transport: asyncio.Transport) -> None:
+        if self._message_done or self._draining or transport.is_closing() or not transport.can_write_eof():
+            transport.close()
+            return
+        self._draining = True
+        self._stop_head_timer()
+        transport.write_eof()
+        self.loop.call_later(self.DRAIN_S, transport.close)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
         super().connection_lost(exc)
+
+    def eof_received(self) -> None:
+        if self._draining:  # the client has sent all it will: the drain is over
+            self._real_close()
+            return
+        super().eof_received()
 
     def _await_head(self) -> None:
         self._in_head, self._head_bytes, self._tail, self._lines, self._first = True, 0, b"", 0, b""
@@ -129,6 +178,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
                 self.transport.close()  # an idle socket: nothing was asked, nothing to answer
 
     def data_received(self, data: bytes) -> None:
+        if self._draining:  # an answered request's body: read and dropped, up to a bound
+            self._drained += len(data)
+            if self._drained > self.DRAIN_BYTES:
+                self._real_close()
+            return
         if self._in_head and not self.transport.is_closing():
             seen = self._tail + data
             if len(self._first) < 16:
@@ -150,6 +204,15 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._in_head = True
+        self._message_done = False
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._message_done = True
+        if self._head_after_body:  # the request was answered before its body ended: now a head may come
+            self._head_after_body = False
+            if not self.transport.is_closing():
+                self._await_head()
 
     def on_headers_complete(self) -> None:
         self._in_head = False
@@ -158,8 +221,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing():
+        if self.transport.is_closing():
+            return
+        if self._message_done:
             self._await_head()  # the keep-alive timeout closes it if nothing comes; a head must complete
+        else:
+            self._head_after_body = True  # the rest of this body is not a head: count from its end
 
 
 def guarded_protocol(max_head_bytes: int, max_headers: int, head_timeout_s: float) -> type[GuardedHttpToolsProtocol]:

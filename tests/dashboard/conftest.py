@@ -162,3 +162,11 @@ def dashboard_against_a_dead_api() -> Iterator[str]:
         dead = s.getsockname()[1]
     with standalone_dashboard(f"http://127.0.0.1:{dead}") as url:
         yield url
+
+
+def value_point(page: Any, control: str, value: float, lo: float, hi: float) -> tuple[float, float]:
+    """Where a pointer presses a slider (`.ctl-<control>`) to set `value`: Radix maps the pointer's place
+    along the slider's root to its range, so the thumb's own centre may be a step away (its in-bounds offset)."""
+    root = page.locator(f".ctl-{control} .dash-slider-root").bounding_box()
+    thumb = page.locator(f".ctl-{control} [role=slider]").bounding_box()
+    return root["x"] + root["width"] * (value - lo) / (hi - lo), thumb["y"] + thumb["height"] / 2

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.conftest import need
+from tests.dashboard.conftest import value_point
 from tests.dashboard.test_layout_browser import wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
@@ -163,8 +164,7 @@ def test_a_thumb_dragged_away_and_back_ends_on_the_charts_of_the_value_it_shows(
     must end on that value's charts, not on the last one it passed."""
     _opened(page, server_url, "theta=40")
     start = page.evaluate("(s) => JSON.stringify(document.querySelector(s).data.map((t) => t.y))", SLICE)
-    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
-    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    x, y = value_point(page, "theta", 40, 0, 90)
     page.mouse.move(x, y)
     page.mouse.down()
     for dx in (8, 16, 24, 32, 24, 16, 8, 0):

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.dashboard.conftest import value_point
 from tests.dashboard.test_browser import wait_text
 from tests.dashboard.test_browser_drag import SLICE, _opened
 
@@ -90,8 +91,7 @@ def test_a_position_passed_on_the_way_back_is_not_drawn_after_the_thumb_returned
     the charts end on the value the slider shows, with the button still down and after it is up."""
     _opened(page, server_url, "theta=40")
     held = Held(page, r"theta=4[1-9]\b")  # every position on the way, not 40 (in the tab's memory)
-    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
-    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    x, y = value_point(page, "theta", 40, 0, 90)
     page.mouse.move(x, y)
     page.mouse.down()
     for dx in (8, 16, 24):

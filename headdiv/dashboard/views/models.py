@@ -298,7 +298,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     )
     def _figures(entry: Any, data: Any) -> Any:
         """Every chart of the layer shown (one round trip when the layer or the heads clustered change)."""
-        if not entry or "error" in entry:  # the status line says why, and the charts are hidden
+        if not entry or "error" in entry or "result" not in entry:  # the status line says why; charts hidden
             return (no_update,) * 9
         result = ModelHeadsReport.model_validate(entry["result"])
         st = PageState.from_data(data)

@@ -69,7 +69,9 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = -1
                 if declared > limit or declared < 0:
-                    await self._reject(send, TooLarge(limit))
+                    # answered before the body is read: the connection closes after it (gracefully, the
+                    # rest of the body drained: `http_guard`), never read as the next request
+                    await self._reject(send, TooLarge(limit, close=True))
                     return
         received = 0
         started = False
@@ -90,7 +92,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise TooLarge(limit)
+                    raise TooLarge(limit, close=True)
                 body_done = not message.get("more_body", False)
             return message
 
