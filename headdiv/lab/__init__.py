@@ -190,9 +190,9 @@ class Lab:
         if self.url:
             with self._client() as api:
                 return LocalModels.model_validate(api.get("/models/local")).models
-        from headdiv.workers.models import local_models
+        from headdiv.workers import instant_reports
 
-        return [local_models.describe(f) for f in _found_here()]
+        return [instant_reports.describe_local_model(f) for f in _found_here()]
 
     def _local_heads(self, query: HeadsRequest) -> ModelHeadsReport:
         from headdiv.workers import instant_reports
@@ -268,10 +268,10 @@ theory = _call("theory")
 
 
 def _found_here() -> list[Any]:
-    from headdiv.workers.models import local_models
+    from headdiv.workers import instant_reports
 
     folder = os.environ.get("HEADDIV_MODELS_DIR")
-    return local_models.find_all(Path(folder) if folder else None, local_models.hf_cache_dir())
+    return instant_reports.local_models(Path(folder) if folder else None)
 
 
 def local_models() -> list[LocalModel]:

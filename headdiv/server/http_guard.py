@@ -69,7 +69,7 @@ def refusal(status: int, message: str, *, page: bool = False) -> bytes:
 
 class _GracefulClose:
     """The connection's transport, whose `close` is the protocol's graceful one (uvloop's transports cannot
-    be patched, so the protocol hands out this instead)."""
+    be patched, so the protocol hands out this instead); the rest is what uvicorn asks of a transport."""
 
     def __init__(self, transport: asyncio.Transport, protocol: GuardedHttpToolsProtocol) -> None:
         self._transport = transport
@@ -78,8 +78,35 @@ class _GracefulClose:
     def close(self) -> None:
         self._protocol.graceful_close(self._transport)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
+    def write(self, data: bytes) -> None:
+        self._transport.write(data)
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self._transport.get_extra_info(name, default)
+
+    def pause_reading(self) -> None:
+        self._transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._transport.resume_reading()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self._transport.set_protocol(protocol)
+
+    def get_protocol(self) -> asyncio.BaseProtocol:
+        return self._transport.get_protocol()
+
+    def write_eof(self) -> None:
+        self._transport.write_eof()
+
+    def can_write_eof(self) -> bool:
+        return self._transport.can_write_eof()
+
+    def abort(self) -> None:
+        self._transport.abort()
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):

@@ -10,12 +10,13 @@ The errors they raise on purpose are `headdiv.schemas.errors`'.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from headdiv.schemas.lessons import LessonQuery
 from headdiv.schemas.report_queries import TheoryQuery
 from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.reports import BuiltinModel, HdiReport, ModelHeadsReport, TheoryReport
+from headdiv.schemas.results.reports import BuiltinModel, HdiReport, LocalModel, ModelHeadsReport, TheoryReport
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,3 +115,24 @@ def device_name() -> str:
     from headdiv.workers.engine.device import resolve_device
 
     return str(resolve_device(None))
+
+
+def local_models(models_dir: Path | None) -> list[Any]:
+    """The models on this machine's disk (`models_dir` and the Hugging Face cache): where each is and its id."""
+    from headdiv.workers.models import local_models as found
+
+    return found.find_all(models_dir, found.hf_cache_dir())
+
+
+def describe_local_model(model: Any) -> LocalModel:
+    """A listed model's size and the attention layout its headers show (or why none, in one line)."""
+    from headdiv.workers.models.local_models import describe
+
+    return describe(model)
+
+
+def local_model_key(model: Any) -> str:
+    """What identifies a listed model's bytes (its cached revision, or its files' sha256)."""
+    from headdiv.workers.models.local_models import content_key
+
+    return content_key(model)

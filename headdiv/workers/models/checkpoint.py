@@ -70,7 +70,8 @@ def _shards(folder: Path, wanted: Any) -> list[Path]:
     every `.safetensors` file in it."""
     index = folder / INDEX_NAME
     if index.is_file():
-        weight_map = _json(index, "index").get("weight_map") if isinstance(_json(index, "index"), dict) else None
+        read = _json(index, "index")
+        weight_map = read.get("weight_map") if isinstance(read, dict) else None
         if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
             raise ModelFileError(f"index {INDEX_NAME} has no weight_map of tensor names to shard files")
         names = sorted({shard for tensor, shard in weight_map.items() if wanted(tensor)})

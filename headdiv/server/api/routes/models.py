@@ -203,14 +203,12 @@ deployment's models do not change while a class follows along."""
 
 def _listing(request: Request) -> tuple[list[Any], LocalModels]:
     """The server's models (found on disk, each described from its headers), found once per LISTING_TTL_S."""
-    from headdiv.workers.models import local_models
-
     state = request.app.state
     kept = getattr(state, "local_listing", None)
     if kept is not None and time.monotonic() - kept[0] < LISTING_TTL_S:
         return kept[1], kept[2]
-    found = local_models.find_all(_settings(request).models_dir, local_models.hf_cache_dir())
-    described = LocalModels(models=[local_models.describe(f) for f in found])
+    found = instant_reports.local_models(_settings(request).models_dir)
+    described = LocalModels(models=[instant_reports.describe_local_model(f) for f in found])
     state.local_listing = (time.monotonic(), found, described)
     return found, described
 
@@ -229,13 +227,11 @@ def _local_results(request: Request) -> ByteLRU[tuple[str, int], ModelHeadsRepor
 
 
 async def local_model_hdi(request: Request, model_id: LocalId, seed: SeedQuery = 0) -> Any:
-    from headdiv.workers.models import local_models
-
     found = {f.id: f for f in (await run_in_threadpool(_listing, request))[0]}
     if model_id not in found:
         raise HTTPException(404, f"no model {model_id!r} on this server; GET /api/v1/models/local lists them")
     model = found[model_id]
-    key = (await run_in_threadpool(local_models.content_key, model), seed)
+    key = (await run_in_threadpool(instant_reports.local_model_key, model), seed)
     cached = _local_results(request).get(key)
     if cached is not None:
         return cached
