@@ -89,8 +89,11 @@
     pending = true;
     requestAnimationFrame(function () { pending = false; all(); });
   }
+  // Plotly's redraws are most of the page's mutations, all inside SVG: skipped first, so a drag pays little here
+  var SVG = "http://www.w3.org/2000/svg";
   new MutationObserver(function (records) {
     records.forEach(function (r) {
+      if (r.target.namespaceURI === SVG) return;
       if (r.type === "attributes" && r.target.getAttribute("role") === "slider") slider(r.target);
       else if (r.type === "attributes" && r.target.classList.contains("dash-dropdown-focus-target")) soon();
       else if (r.type === "attributes" && r.target.hasAttribute("aria-selected") &&
@@ -134,6 +137,7 @@
   new MutationObserver(function (records) {
     records.forEach(function (r) {
       var node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (!node || node.namespaceURI === SVG) return;
       var region = node && node.closest && node.closest(SPOKEN);
       if (region) {
         if (region.getAttribute("aria-live") !== "off") region.setAttribute("aria-live", "off");

@@ -187,25 +187,23 @@ BUILTIN_SECONDS = 60.0
 """A built-in model's first measurement reads and decomposes every layer (seconds; cached after)."""
 
 
+API_PATHS = {"builtin": "/models/builtin", "server": "/models/local"}
+"""Where the API measures a model the page names: a built-in one, or one of the server's own."""
+
+
+def _measured(client: ApiClient, source: str, model: str, seed: int) -> tuple[Any, Any, Any]:
+    """A built-in model's or a server model's entry, the status line and the charts' visibility: a refusal
+    reads as one sentence with no blank charts under it, in the same round trip."""
+    try:
+        result = client.get(f"{API_PATHS[source]}/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
+    except ApiError as exc:
+        return {"error": exc.message}, sentence(exc.message), HIDDEN
+    entry = {"source": source, "model": model, "seed": seed, "result": result}
+    return entry, figs.summary(ModelHeadsReport.model_validate(result), source), SHOWN
+
+
 def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
-    """The built-in model's entry, the status line and the charts' visibility: a refusal reads as one
-    sentence with no blank charts under it, in the same round trip."""
-    try:
-        result = client.get(f"/models/builtin/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
-    except ApiError as exc:
-        return {"error": exc.message}, sentence(exc.message), HIDDEN
-    entry = {"source": "builtin", "model": model, "seed": seed, "result": result}
-    return entry, figs.summary(ModelHeadsReport.model_validate(result), "builtin"), SHOWN
-
-
-def _on_server(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
-    """A model of the server's own (`GET /models/local`), measured there on demand."""
-    try:
-        result = client.get(f"/models/local/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
-    except ApiError as exc:
-        return {"error": exc.message}, sentence(exc.message), HIDDEN
-    entry = {"source": "server", "model": model, "seed": seed, "result": result}
-    return entry, figs.summary(ModelHeadsReport.model_validate(result), "server"), SHOWN
+    return _measured(client, "builtin", model, seed)
 
 
 def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
@@ -264,7 +262,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         wanted = on_server or model
         if current.get("source") == source and current.get("model") == wanted and current.get("seed") == seed:
             return no_update, no_update, no_update  # a layer change needs no new request
-        return _on_server(client, on_server, seed) if on_server else _builtin(client, model, seed)
+        return _measured(client, source, wanted, seed)
 
     @app.callback(
         Output("mdl-local-list", "children"),

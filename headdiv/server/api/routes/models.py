@@ -164,19 +164,27 @@ async def post_model_hdi(
             file.file, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
         )
 
+    return await _measure_in_a_slot(
+        request, measure, field="file", label=f"model upload {name!r}", advice="; upload fewer or smaller layers"
+    )
+
+
+async def _measure_in_a_slot(request: Request, measure: Any, *, field: str, label: str, advice: str = "") -> Any:
+    """A model measured in one of the upload slots (`HeavyWork`): its report, or each way it can end short as
+    an answer: a refused model (422 naming `field`), the time limit (422), the client gone (499)."""
     try:
         return await _uploads(request).run(request, measure)
     except ModelFileError as exc:
         return _unprocessable(exc)
     except TimedOut as exc:
         return _refuse(
-            "file",
+            field,
             f"measuring this model took longer than the limit of {exc.limit_s:g} s (HEADDIV_UPLOAD_TIMEOUT_S) "
-            "and was stopped; upload fewer or smaller layers",
+            f"and was stopped{advice}",
         )
     except ClientGone as exc:
         where = f" ({exc.stopped})" if isinstance(exc.stopped, MeasurementStopped) else ""
-        log.warning("model upload %r: the client went away; its measurement was stopped%s", name, where)
+        log.warning("%s: the client went away; its measurement was stopped%s", label, where)
         return Response(status_code=499)  # nobody reads it: the connection is gone
 
 
@@ -239,15 +247,9 @@ async def local_model_hdi(request: Request, model_id: LocalId, seed: SeedQuery =
     def measure(should_stop: Any) -> ModelHeadsReport:
         return instant_reports.model_heads(model.path, seed=seed, model=model_id, should_stop=should_stop)
 
-    try:
-        report = await _uploads(request).run(request, measure)
-    except ModelFileError as exc:
-        return _unprocessable(exc)
-    except TimedOut as exc:
-        return _refuse("model", f"measuring this model took longer than the limit of {exc.limit_s:g} s and was stopped")
-    except ClientGone:
-        return Response(status_code=499)
-    _local_results(request).put(key, report)
+    report = await _measure_in_a_slot(request, measure, field="model", label=f"model {model_id!r}")
+    if isinstance(report, ModelHeadsReport):
+        _local_results(request).put(key, report)
     return report
 
 
