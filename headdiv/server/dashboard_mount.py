@@ -45,8 +45,6 @@ def dashboard_app(
     """The real Dash app when it imports; otherwise a small page that says why (the API still works).
     `body_limit`: the largest request body it holds (a callback's; a model upload streams to the API)."""
     try:
-        from a2wsgi import WSGIMiddleware
-
         from headdiv.dashboard.app import create_dash_app  # type: ignore[import-not-found,unused-ignore]
         from headdiv.dashboard.upload_relay import upload_url
     except ImportError as exc:
@@ -54,10 +52,44 @@ def dashboard_app(
         return Dashboard(_placeholder(f"import failed: {exc}"))
     dash_app = create_dash_app(api_url, public_url=public_url, upload_limit=upload_limit)
     hashes = harden(dash_app)
-    wsgi: ASGIApp = WSGIMiddleware(dash_app.server, workers=WSGI_THREADS)  # type: ignore[assignment,unused-ignore]
+    wsgi: ASGIApp = bounded_wsgi(dash_app.server)
     relay = upload_url(dash_app.config.requests_pathname_prefix)
     held = WholeBody(wsgi, max_bytes=body_limit, stream_paths=(relay,))
     return Dashboard(held, hashes, _lazy_bundles(dash_app))
+
+
+SEND_TIMEOUT_S = 60.0
+"""Longest a dashboard thread waits to hand a piece of its answer to the connection. a2wsgi waits for ever:
+with the connection's loop stopped (a server shutting down) or its sender gone, the thread never returned,
+and the process could not exit."""
+
+
+def bounded_wsgi(wsgi_app: Any) -> ASGIApp:
+    """a2wsgi's WSGI-to-ASGI bridge with `WSGI_THREADS` threads whose every send is bounded (`SEND_TIMEOUT_S`)."""
+    import asyncio
+    import concurrent.futures
+
+    from a2wsgi import WSGIMiddleware
+    from a2wsgi.wsgi import WSGIResponder
+
+    class BoundedResponder(WSGIResponder):
+        def send(self, message: Any) -> None:
+            future = asyncio.run_coroutine_threadsafe(self.send_queue.put(message), loop=self.loop)
+            try:
+                future.result(timeout=SEND_TIMEOUT_S)
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                raise ConnectionAbortedError("the connection took no answer; the dashboard dropped it") from None
+
+    class BoundedMiddleware(WSGIMiddleware):
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                responder = BoundedResponder(self.app, self.executor, self.send_queue_size)
+                await responder(scope, receive, send)
+                return
+            await super().__call__(scope, receive, send)
+
+    return BoundedMiddleware(wsgi_app, workers=WSGI_THREADS)  # type: ignore[return-value]
 
 
 def _lazy_bundles(dash_app: Any) -> list[str]:
