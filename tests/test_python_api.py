@@ -92,7 +92,7 @@ def test_a_bad_value_raises_the_apis_own_field_lines() -> None:
     with pytest.raises(headdiv.InvalidRequest) as raised:
         headdiv.simulate(H=1000)
     assert raised.value.problems == api_lines and api_lines[0].startswith("H: ")
-    with pytest.raises(headdiv.InvalidRequest, match="Extra inputs"):
+    with pytest.raises(headdiv.InvalidRequest, match="not a field of this request"):
         headdiv.simulate(heads=3)
 
 

@@ -178,6 +178,7 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from headdiv.server.dashboard_mount import dashboard_app
     from headdiv.server.http_guard import uvicorn_config
     from headdiv.server.main import COMPRESS_FROM_BYTES
+    from headdiv.server.refusals import RefusalLogMiddleware
     from headdiv.server.settings import ServerSettings
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
@@ -190,6 +191,7 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print(f"headdiv dashboard: talking to the API at {api_url}", file=out, flush=True)
     print(f"headdiv dashboard: open {browser_url(args.host, args.port)} in a browser", file=out, flush=True)
     served = GZipMiddleware(dashboard.app, minimum_size=COMPRESS_FROM_BYTES)
-    config = uvicorn_config(SecurityHeadersMiddleware(served, csp=csp), settings, args.host, args.port)
+    guarded = RefusalLogMiddleware(SecurityHeadersMiddleware(served, csp=csp))
+    config = uvicorn_config(guarded, settings, args.host, args.port)
     uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK

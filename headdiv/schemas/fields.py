@@ -115,7 +115,12 @@ def error_field(error: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in error.get("loc", ()) if p not in _WHERE)
 
 
+UNKNOWN_FIELD = "not a field of this request (a typo?): leave it out, or see the request's fields in /docs"
+
+
 def error_message(error: Mapping[str, Any]) -> str:
+    if error.get("type") == "extra_forbidden":
+        return UNKNOWN_FIELD
     message = str(error.get("msg", "invalid value"))
     for prefix in _PREFIXES:
         message = message.removeprefix(prefix)

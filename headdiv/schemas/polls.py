@@ -47,7 +47,11 @@ VoterToken = Annotated[
     ),
 ]
 POLL_FULL = "this poll is full: it has counted all the answers it can"
-ANSWERED_ALREADY = "this browser has answered this poll already"
+ANSWERED_ALREADY = "this browser has answered this poll already: one answer each; watch for the reveal"
+NO_POLL = (
+    f"no poll {{}}: it has closed (a poll lasts {POLL_TTL_S // 3600} hours) or the link is mistyped; "
+    "ask for the link again"
+)
 NOT_ISSUED = "this voter token was not issued by this server for this poll: ask for one (open the poll's page again)"
 
 

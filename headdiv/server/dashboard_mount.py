@@ -2,15 +2,14 @@
 
 Dash's own routes answer a malformed request with a 500 and a logged traceback (a `null` callback
 body, an unknown output, an unknown component suite). `harden` puts a check in front of the callback
-route and error handlers on the Flask server, so every such request gets a 4xx with a short JSON body
-and one log line; it also returns the hashes of the page's inline scripts, for the CSP.
+route and error handlers on the Flask server, so every such request gets a 4xx with a short JSON body (its
+log line is written by `headdiv.server.refusals`); it also returns the hashes of the page's inline scripts,
+for the CSP.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,38 +101,17 @@ def _lazy_bundles(dash_app: Any) -> list[str]:
     return [f"{prefix}_dash-component-suites/dash/dcc/{p.name}" for p in found]
 
 
-class RateLimitedLog:
-    """One line per refused request, at most `per_window` of them per `window_s`: a script sending nonsense
-    in a loop cannot fill a lecture server's disk. The lines held back are counted and said in the next
-    line that gets out."""
-
-    def __init__(self, per_window: int = 20, window_s: float = 60.0) -> None:
-        self.per_window, self.window_s = per_window, window_s
-        self.start, self.count, self.held = 0.0, 0, 0
-        self.lock = threading.Lock()
-
-    def warning(self, msg: str, *args: Any) -> None:
-        now = time.monotonic()
-        with self.lock:
-            if now - self.start >= self.window_s:
-                self.start, self.count = now, 0
-            if self.count >= self.per_window:
-                self.held += 1
-                return
-            self.count += 1
-            held, self.held = self.held, 0
-        log.warning(msg + (f" ({held} more refused and not logged before this)" if held else ""), *args)
-
-
-REFUSALS = RateLimitedLog()
 _FAULTS_SEEN: set[tuple[str, str]] = set()
+RELOAD = "reload the page (a page from an older version of this server sends what this one no longer takes)"
+"""What a person can do about a refused callback: their page is the only sender the server expects."""
 
 
 def _short(status: int, detail: str) -> Any:
+    """A refusal's JSON, in the API's shape (`message` is the line a person reads; the server's refusal log
+    takes its reason from it)."""
     import flask
 
-    REFUSALS.warning("dashboard %s %s: %d %s", flask.request.method, flask.request.path, status, detail[:200])
-    return flask.jsonify(detail=detail), status
+    return flask.jsonify(detail=detail, message=detail), status
 
 
 def _fault_once(exc: BaseException) -> bool:
@@ -215,21 +193,27 @@ def harden(dash_app: Any) -> list[str]:
         except RecursionError:  # `silent` covers malformed JSON, not JSON nested past Python's stack
             return _short(400, "the request's JSON is nested too deeply")
         problem = callback_problem(dash_app, body, types)
-        return None if problem is None else _short(400, problem)
+        return None if problem is None else _short(400, f"{problem}; {RELOAD}")
 
     @server.errorhandler(DependencyException)
     def _unknown_asset(exc: DependencyException) -> Any:
-        return _short(404, "no such dashboard asset")
+        return _short(404, f"no dashboard file at {flask.request.path[:200]}; {RELOAD}")
 
     @server.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Any:
-        return _short(exc.code or 400, exc.description or exc.name)
+        path, method = flask.request.path[:200], flask.request.method
+        if exc.code == 404:
+            return _short(404, f"nothing at {path}; the dashboard is at / and the API's endpoints at /docs")
+        if exc.code == 405:
+            return _short(405, f"method {method} not allowed at {path}; open the page with GET")
+        return _short(exc.code or 400, f"{exc.description or exc.name}; {RELOAD}")
 
     @server.errorhandler(ValidationError)
     def _unreadable(exc: ValidationError) -> Any:
-        # a store or an input holding data of another shape than the page writes (what a script may send):
-        # the client's mistake, told in one line, never a traceback
-        return _short(400, f"the callback's data does not have the shape the page writes ({exc.error_count()} errors)")
+        # a store or an input holding data of another shape than the page writes (a script, or a page left
+        # open across an upgrade): the client's mistake, told in one line, never a traceback
+        where = ".".join(str(p) for p in exc.errors()[0]["loc"]) if exc.error_count() else "data"
+        return _short(400, f"the callback's {where or 'data'} does not have the shape the page writes; {RELOAD}")
 
     @server.errorhandler(Exception)
     def _crash(exc: Exception) -> Any:

@@ -24,9 +24,12 @@ An answer given before its request's body was read (a 413) must neither poison t
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from headdiv.server.refusals import log_refusal
 
 _END = b"\r\n\r\n"
 SECURITY_HEADERS = (
@@ -35,6 +38,9 @@ SECURITY_HEADERS = (
     b"referrer-policy: same-origin\r\n"
     b"content-security-policy: default-src 'none'; frame-ancestors 'none'\r\n"
 )
+FIRST_BYTES = 120
+"""The start of a request line kept for a refusal: a page's GET or the API's, and the log line's path."""
+MALFORMED = "send a well-formed HTTP/1.1 request (a request line, then one `Name: value` header per line)"
 REASONS = {400: b"Bad Request", 408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
 
 
@@ -47,13 +53,14 @@ PAGE = (
 """What a browser that followed an over-long link reads (a page, not a JSON line)."""
 
 
-def refusal(status: int, message: str, *, page: bool = False) -> bytes:
-    """A complete HTTP/1.1 answer that closes the connection: JSON `{"detail": message}`, or for a page a
-    browser asked for (`page`), a short HTML page that says what happened."""
+def refusal(status: int, message: str, *, page: bool = False, remedy: str = "") -> bytes:
+    """A complete HTTP/1.1 answer that closes the connection: JSON `{"detail", "message"}` (the message and
+    what to do), or for a page a browser asked for (`page`), a short HTML page that says what happened."""
     if page:
         body, kind = PAGE.format(message=message.capitalize()).encode(), b"text/html; charset=utf-8"
     else:
-        body, kind = ('{"detail": "' + message.replace('"', "'") + '"}').encode(), b"application/json"
+        text = f"{message}; {remedy}" if remedy else message
+        body, kind = json.dumps({"detail": text, "message": text}).encode(), b"application/json"
     return b"".join(
         [
             b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status]),
@@ -180,27 +187,39 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._head_timer.cancel()
             self._head_timer = None
 
-    def _refuse(self, status: int, message: str) -> None:
+    def _refuse(self, status: int, message: str, remedy: str) -> None:
         self._stop_head_timer()
         if not self.transport.is_closing():
-            self.logger.warning("refused a request head: %d %s", status, message)
             # a page's GET (not the API's): the start of the request line is in `_first`
             page = self._first.startswith(b"GET /") and not self._first.startswith(b"GET /api/")
-            self.transport.write(refusal(status, message, page=page))
+            self._log_refusal(status, f"{message}; {remedy}")
+            self.transport.write(refusal(status, message, page=page, remedy=remedy))
             self.transport.close()
+
+    def _log_refusal(self, status: int, reason: str) -> None:
+        # only the head's first bytes are kept (`_first`): the path may be cut short
+        method, _, rest = self._first.decode("latin-1").partition(" ")
+        path, cut, _ = rest.partition(" ")
+        client = getattr(self, "client", None)
+        log_refusal(status, method, path if cut else path + "...", client[0] if client else "", reason)
 
     def send_400_response(self, msg: str) -> None:
         """The parser's own 400 (a malformed request line or header), with the security headers."""
         self._stop_head_timer()
         if not self.transport.is_closing():
-            self.transport.write(refusal(400, msg))
+            self._log_refusal(400, f"{msg}; {MALFORMED}")
+            self.transport.write(refusal(400, msg, remedy=MALFORMED))
             self.transport.close()
 
     def _head_too_slow(self) -> None:
         self._head_timer = None
         if self._in_head and not self.transport.is_closing():
             if self._head_bytes or self._tail:
-                self._refuse(408, f"the request head took longer than {self._head_timeout_s:g} s")
+                self._refuse(
+                    408,
+                    f"the request head took longer than {self._head_timeout_s:g} s",
+                    "send the request line and headers at once",
+                )
             else:
                 self.transport.close()  # an idle socket: nothing was asked, nothing to answer
 
@@ -212,17 +231,25 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         if self._in_head and not self.transport.is_closing():
             seen = self._tail + data
-            if len(self._first) < 16:
-                self._first = (self._first + data)[:16]
+            if len(self._first) < FIRST_BYTES:
+                self._first = (self._first + data)[:FIRST_BYTES]
             end = seen.find(_END)
             in_head = len(data) if end < 0 else end + len(_END) - len(self._tail)
             size = self._head_bytes + in_head
             if size > self._max_head_bytes:
-                self._refuse(431, f"the request head is larger than {self._max_head_bytes} bytes")
+                self._refuse(
+                    431,
+                    f"the request head is larger than {self._max_head_bytes} bytes",
+                    "send a shorter URL or fewer, shorter headers (cookies count)",
+                )
                 return
             self._lines += data.count(b"\n", 0, in_head)
             if self._lines > self._max_headers + 2:  # the request line, the headers, the empty line
-                self._refuse(431, f"the request has more than {self._max_headers} headers")
+                self._refuse(
+                    431,
+                    f"the request has more than {self._max_headers} headers",
+                    f"send at most {self._max_headers}",
+                )
                 return
             self._head_bytes = size
             self._tail = seen[-(len(_END) - 1) :]

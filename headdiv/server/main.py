@@ -26,6 +26,7 @@ from headdiv.server.api.security import SecurityHeadersMiddleware, content_secur
 from headdiv.server.backends.base import JobBackend
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.dashboard_mount import dashboard_app
+from headdiv.server.refusals import RefusalLogMiddleware
 from headdiv.server.settings import ServerSettings, get_server_settings
 from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
 from headdiv.server.start_up import start_up
@@ -140,6 +141,8 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     # outermost: every response, the 413/408 of the body limits included, carries the headers
     csp = content_security_policy(script_hashes, settings.framing_origins)
     app.add_middleware(SecurityHeadersMiddleware, csp=csp)
+    # around everything: one log line per refused request, with the reason its answer gave
+    app.add_middleware(RefusalLogMiddleware)
     # a bug's 500 is answered by Starlette's outermost middleware, past the one above: it gets the headers
     # here, and a plain sentence (the traceback goes to the log)
     crash_headers = {name.decode(): value.decode() for name, value in security_headers(csp)}

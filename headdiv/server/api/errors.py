@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -15,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from headdiv.schemas.fields import error_line
+from headdiv.schemas.fields import error_field, error_line
 from headdiv.server.admission import Busy, TooLong
 from headdiv.server.backends.base import BackendUnavailable
 
@@ -23,18 +24,42 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 500
 
 
+PATTERN_HINTS = {
+    "job_id": "not a job id: a job id is the 64 lowercase hex digits its submission answered with",
+    "poll_id": "not a poll id: a poll id is the 16 letters, digits, '-' or '_' its poll link holds",
+}
+"""What a malformed id is, in place of pydantic's regular expression."""
+
+
 def _clean(error: dict[str, Any]) -> dict[str, Any]:
     loc = [p if isinstance(p, (str, int)) else str(p) for p in error.get("loc", ())]
-    msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")[:MAX_MESSAGE]
-    return {"loc": loc, "msg": msg, "type": str(error.get("type", "value_error"))}
+    msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    kind = str(error.get("type", "value_error"))
+    if kind == "string_pattern_mismatch" and loc and str(loc[-1]) in PATTERN_HINTS:
+        msg = PATTERN_HINTS[str(loc[-1])]
+    elif kind == "json_invalid" and msg == "JSON decode error":
+        where = f" at character {loc[-1]}" if len(loc) > 1 and isinstance(loc[-1], int) else ""
+        cause = (error.get("ctx") or {}).get("error")
+        msg = f"not valid JSON{where}" + (f" ({cause})" if cause else "") + "; send a JSON object"
+        loc = ["body"]
+    elif kind == "model_attributes_type" and loc == ["body"]:
+        msg = "send a JSON object of the request's fields (Content-Type: application/json)"
+    return {"loc": loc, "msg": msg[:MAX_MESSAGE], "type": kind}
 
 
 def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
-    """FastAPI's `{detail: [{loc, msg, type}]}` plus one readable `message` line."""
+    """FastAPI's `{detail: [{loc, msg, type}]}` plus one readable `message` line naming the field (or the body
+    as a whole) and what it should be."""
     detail = [_clean(e) for e in errors[:20]]
     first = detail[0] if detail else {"loc": ["body"], "msg": "invalid request"}
-    message = f"body: {first['msg']}" if first.get("type") == "json_invalid" else error_line(first)
+    line = error_line(first)
+    message = line if error_field(first) else f"{first['loc'][0] if first['loc'] else 'body'}: {line}"
     return {"detail": detail, "message": message}
+
+
+def refused(status: int, text: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """A refusal that is one sentence: what is wrong (naming the field or header) and what to do."""
+    return JSONResponse({"detail": text, "message": text}, status_code=status, headers=headers)
 
 
 def json_decode_reason(exc: BaseException) -> str:
@@ -70,6 +95,8 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 400:
         # FastAPI's other 400s are bodies it could not parse (a broken multipart form): bad input, a 422 as always
         return invalid_body(f"invalid body: {exc.detail}"[:MAX_MESSAGE])
+    if isinstance(exc.detail, str):
+        return refused(exc.status_code, exc.detail, getattr(exc, "headers", None))
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
 

@@ -26,15 +26,31 @@ def is_upload(path: str) -> bool:
 class TooLarge(HTTPException):
     """An HTTPException, so FastAPI's body reader lets it through to the JSON error handler."""
 
-    def __init__(self, limit: int, close: bool = False) -> None:
+    def __init__(self, limit: int, close: bool = False, upload: bool = False) -> None:
         headers = {"Connection": "close"} if close else None  # the rest of the body is left unread
-        super().__init__(413, f"request body too large: the limit here is {limit} bytes", headers=headers)
+        remedy = BIGGER_MODEL if upload else "send a smaller body"
+        super().__init__(
+            413, f"request body too large: this endpoint takes at most {limit} bytes; {remedy}", headers=headers
+        )
+
+
+BIGGER_MODEL = (
+    "measure a bigger model with `headdiv heads <folder>` on your own machine, or ask for it in the server's "
+    "HEADDIV_MODELS_DIR"
+)
+
+
+class _BadLength(HTTPException):
+    def __init__(self) -> None:
+        text = "Content-Length header: not a whole number of bytes; send the body's length in bytes, or no header"
+        super().__init__(400, text, headers={"Connection": "close"})
 
 
 class _Stalled(HTTPException):
     def __init__(self, timeout_s: float, whole: bool = False) -> None:
         what = f"took longer than {timeout_s:g} s in all" if whole else f"stalled: no data for {timeout_s:g} s"
-        super().__init__(408, f"request body {what}", headers={"Connection": "close"})
+        text = f"request body {what}; send the whole body at once, then read the answer"
+        super().__init__(408, text, headers={"Connection": "close"})
 
 
 class BodyLimitMiddleware:
@@ -71,7 +87,8 @@ class BodyLimitMiddleware:
                 if declared > limit or declared < 0:
                     # answered before the body is read: the connection closes after it (gracefully, the
                     # rest of the body drained: `http_guard`), never read as the next request
-                    await self._reject(send, TooLarge(limit, close=True))
+                    upload = is_upload(scope.get("path", ""))
+                    await self._reject(send, TooLarge(limit, True, upload) if declared >= 0 else _BadLength())
                     return
         received = 0
         started = False
@@ -92,7 +109,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise TooLarge(limit, close=True)
+                    raise TooLarge(limit, True, is_upload(scope.get("path", "")))
                 body_done = not message.get("more_body", False)
             return message
 
@@ -122,9 +139,9 @@ class BodyLimitMiddleware:
 
 
 async def send_refusal(send: Send, exc: HTTPException) -> None:
-    """A whole JSON answer `{"detail": ...}` with the exception's status (a 408, or an exception that says
+    """A whole JSON answer `{"detail", "message"}` with the exception's status (a 408, or an exception that says
     so, also closes the connection)."""
-    body = json.dumps({"detail": exc.detail}).encode()
+    body = json.dumps({"detail": exc.detail, "message": exc.detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if exc.status_code == 408 or (exc.headers or {}).get("Connection") == "close":
         headers.append((b"connection", b"close"))

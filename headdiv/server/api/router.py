@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from headdiv.server.api.deps import refuse_unknown_query
+from headdiv.server.api.errors import refused
 from headdiv.server.api.routes import computations, foundations, hdi, health, jobs, models, polls, theory
 
 API_PREFIX = "/api/v1"
@@ -41,9 +42,9 @@ async def api_not_found(request: Request) -> JSONResponse:
         if pattern.match(request.url.path):
             allowed |= methods
     if allowed:
-        return JSONResponse(
-            {"detail": f"method {request.method} not allowed here; use {', '.join(sorted(allowed))}"},
-            status_code=405,
-            headers={"Allow": ", ".join(sorted(allowed))},
+        return refused(
+            405,
+            f"method {request.method} not allowed here; use {', '.join(sorted(allowed))}",
+            {"Allow": ", ".join(sorted(allowed))},
         )
-    return JSONResponse({"detail": f"no API endpoint at {request.url.path}"}, status_code=404)
+    return refused(404, f"no API endpoint at {request.url.path[:200]}; /docs lists the endpoints")

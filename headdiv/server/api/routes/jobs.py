@@ -19,6 +19,7 @@ from headdiv.server.api.responses import (
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{64}$", description="The job id (64 hex digits).")]
+NO_JOB = "no job {}: it was never submitted here, or its result has expired; submit its request again"
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"description": "No job with this id (never submitted, or expired)."}
 }
@@ -30,7 +31,7 @@ async def get_job(
 ) -> Response:
     state = await settle(backend, job_id, None, min(wait, settings.max_wait_s), until)
     if state is None:
-        raise HTTPException(404, f"no job {job_id}")
+        raise HTTPException(404, NO_JOB.format(job_id))
     return job_response(state)
 
 
@@ -39,5 +40,5 @@ async def cancel_job(job_id: JobId, backend: BackendDep) -> Response:
     """Queued jobs end at once; running ones stop at the engine's next step (202 until then)."""
     state = await call(backend, backend.cancel, job_id)
     if state is None:
-        raise HTTPException(404, f"no job {job_id}")
+        raise HTTPException(404, NO_JOB.format(job_id))
     return job_response(state)

@@ -28,6 +28,7 @@ from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED
 from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.reports import BuiltinModels, LocalModels, ModelHeadsReport
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
+from headdiv.server.api.limits import BIGGER_MODEL
 from headdiv.server.api.origin import UPLOAD_HEADER, check_upload_origin
 from headdiv.server.settings import ServerSettings, get_server_settings
 from headdiv.workers import instant_reports
@@ -156,7 +157,7 @@ async def post_model_hdi(
     limit = settings.max_upload_bytes
     size = file.size if file.size is not None else file.file.seek(0, os.SEEK_END)
     if size > limit:
-        raise HTTPException(413, f"upload too large: the limit is {limit} bytes")
+        raise HTTPException(413, f"upload too large: this server takes files of at most {limit} bytes; {BIGGER_MODEL}")
     name = os.path.basename(file.filename or "upload.safetensors")[:200]
 
     def measure(should_stop: Any) -> ModelHeadsReport:

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 
 from headdiv.schemas.polls import (
     ANSWERED_ALREADY,
+    NO_POLL,
     NOT_ISSUED,
     POLL_FULL,
     POLL_ID_PATTERN,
@@ -84,7 +85,7 @@ async def create_poll(body: PollCreate, request: Request, backend: BackendDep) -
 async def get_poll(poll_id: PollId, request: Request, backend: BackendDep) -> JSONResponse:
     view = await call(backend, poll_store(request, backend).get, poll_id)
     if view is None:
-        raise HTTPException(404, f"no poll {poll_id}")
+        raise HTTPException(404, NO_POLL.format(poll_id))
     return _view(view)
 
 
@@ -101,7 +102,7 @@ async def voter_token(poll_id: PollId, body: VoterRequest, request: Request, bac
     most a few hundred per address per minute (429: a lecture hall behind one address gets one each)."""
     store = poll_store(request, backend)
     if await call(backend, store.get, poll_id) is None:
-        raise HTTPException(404, f"no poll {poll_id}")
+        raise HTTPException(404, NO_POLL.format(poll_id))
     tokens = await _tokens(store, backend)
     if body.voter is not None and tokens.valid(poll_id, body.voter):
         return JSONResponse({"voter": body.voter})
@@ -129,11 +130,11 @@ async def answer_poll(poll_id: PollId, body: PollAnswer, request: Request, backe
     store = poll_store(request, backend)
     if not (await _tokens(store, backend)).valid(poll_id, body.voter):
         if await call(backend, store.get, poll_id) is None:
-            raise HTTPException(404, f"no poll {poll_id}")
+            raise HTTPException(404, NO_POLL.format(poll_id))
         raise HTTPException(403, NOT_ISSUED)
     outcome, view = await call(backend, store.answer, poll_id, body.choice, body.voter)
     if outcome == "missing" or view is None:
-        raise HTTPException(404, f"no poll {poll_id}")
+        raise HTTPException(404, NO_POLL.format(poll_id))
     if outcome == "unknown-choice":
         raise RequestValidationError(
             [
@@ -147,5 +148,5 @@ async def answer_poll(poll_id: PollId, body: PollAnswer, request: Request, backe
     if outcome == "repeat":
         raise HTTPException(409, ANSWERED_ALREADY)
     if outcome == "full":
-        raise HTTPException(409, POLL_FULL)
+        raise HTTPException(409, f"{POLL_FULL}; the lecturer can open a new one")
     return _view(view)
