@@ -102,7 +102,11 @@ class RefusalLogMiddleware:
                 logged = True
                 client = scope.get("client") or ("", 0)
                 log_refusal(
-                    status, scope.get("method", ""), scope.get("path", ""), str(client[0]), reason_of(body, gzipped)
+                    status,
+                    scope.get("method", ""),
+                    scope.get("path", ""),
+                    str(client[0]),
+                    reason_of(bytes(body), gzipped),
                 )
 
         async def watch(message: Message) -> None:
