@@ -379,3 +379,54 @@ def test_the_python_api_lists_and_measures_a_servers_models_and_its_own(
     here = headdiv.connect(None)
     assert [m.id for m in here.local_models()] == ["dir:tiny-bloom"]
     assert here.heads("dir:tiny-bloom").result == there.result
+
+
+def _upload(api: Any, files: list[tuple[str, bytes]], **form: str) -> Any:
+    parts = [("file", (name, data)) for name, data in files]
+    return api.post("/api/v1/models/hdi", files=parts, data=form, headers={"X-Headdiv-Upload": "1"})
+
+
+def test_a_sharded_folder_uploaded_as_its_files_is_measured_as_the_folder(tmp_path: Path) -> None:
+    """The page (or curl) sends a model folder's config, shards and index as several `file` parts; the report
+    equals the folder's own, head counts from its config.json; a tokenizer or a missing weight is one line."""
+    folder = tmp_path / "tiny-llama"
+    model = saved("llama-gqa-wide-heads", folder, max_shard_size="20KB")
+    files = sorted((p.name, p.read_bytes()) for p in folder.iterdir() if p.is_file())
+    assert sum(name.endswith(".safetensors") for name, _ in files) >= 3
+    api = _server(tmp_path / "none")
+    answer = _upload(api, files, model="tiny-llama")
+    assert answer.status_code == 200, answer.text
+    report = answer.json()
+    assert report["model"] == "tiny-llama" and report["num_kv_heads"] == 2
+    keys = FAMILIES["llama-gqa-wide-heads"].keys(model)[""]
+    assert [x["key_hdi"] for x in report["layers"]] == pytest.approx([hdi_of(k, 2) for k in keys], abs=1e-9)
+    assert report["layers"] == model_hdi(folder).model_dump(mode="json")["layers"]
+    assert _upload(api, files).json()["model"] == f"{len(files)} files"
+
+    for parts, says in (
+        ([*files, ("tokenizer.json", b"{}")], "'tokenizer.json' is not part of a checkpoint"),
+        ([f for f in files if not f[0].endswith(".safetensors")], "no .safetensors file among"),
+        ([*files, files[-1]], "two files are named"),
+    ):
+        refused = _upload(api, parts)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["message"].startswith("file: ") and says in refused.json()["message"], refused.text
+
+
+def test_files_together_over_the_upload_limit_are_413(tmp_path: Path) -> None:
+    folder = tmp_path / "tiny-llama"
+    saved("llama-gqa-wide-heads", folder, max_shard_size="20KB")
+    files = sorted((p.name, p.read_bytes()) for p in folder.iterdir() if p.is_file())
+    total = sum(len(data) for _, data in files)
+    assert max(len(data) for _, data in files) < total // 2  # each file alone is within the limit below
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from headdiv.server.api.routes.models import router
+    from headdiv.server.settings import ServerSettings
+
+    app = FastAPI()
+    app.state.settings = ServerSettings(max_upload_bytes=total - 1)
+    app.include_router(router, prefix="/api/v1")
+    answer = _upload(TestClient(app), files)
+    assert answer.status_code == 413 and f"at most {total - 1} bytes" in answer.json()["detail"]

@@ -96,7 +96,7 @@ def summary(r: ModelHeadsReport, source: str) -> str:
     chance."""
     keys = [layer.key_hdi for layer in r.layers if layer.key_hdi is not None]
     rand = [layer.random_hdi for layer in r.layers if layer.random_hdi is not None]
-    where = {"upload": "uploaded file", "server": "model on this server"}.get(source, "built-in model")
+    where = {"upload": "uploaded", "server": "model on this server"}.get(source, "built-in model")
     text = f"{where} {r.model} ({r.style} naming), {len(r.layers)} layers"
     if keys and rand:
         below = sum(k < q for k, q in zip(keys, rand, strict=False))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from headdiv.workers.models.safetensors_file import Source
+    from headdiv.workers.models.checkpoint import CheckpointSource
 
 
 def hdi(
@@ -53,7 +53,7 @@ def lesson(query: LessonQuery) -> ResultModel:
 
 
 def model_heads(
-    source: Source,
+    source: CheckpointSource,
     *,
     num_heads: int | None = None,
     num_kv_heads: int | None = None,
@@ -83,16 +83,19 @@ def builtin_models() -> list[BuiltinModel]:
     return list_builtins()
 
 
-def warm_up() -> bool:
+def warm_up(pause: Callable[[], object] | None = None) -> bool:
     """Load every module a job imports lazily and compile the NW step ahead of the first request; False when
     compilation is off or fails. A first import holds the interpreter for a second or more (scipy, for the
-    surfaces' fits): paid here, never by a job while another runs beside it."""
+    surfaces' fits): paid here, never by a job while another runs beside it. `pause()` comes before the
+    imports and before each kernel's compilation: a server waits there for a quiet moment."""
+    if pause is not None:
+        pause()
     import headdiv.workers.engine.dispatch
     import headdiv.workers.engine.multicell
     import headdiv.workers.engine.simulation  # noqa: F401
     from headdiv.workers.engine.nw import warm_up as compile_step
 
-    return compile_step()
+    return compile_step(pause=pause)
 
 
 def kept_speed(device: str | None = None) -> float | None:

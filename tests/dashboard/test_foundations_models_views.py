@@ -146,7 +146,7 @@ def test_an_upload_answer_becomes_the_charts_or_one_line(client: ApiClient) -> N
     assert (result["model"], result["style"], result["num_heads"]) == ("tiny.safetensors", "llama", H)
     assert result["layers"][0]["key_hdi"] == pytest.approx(1.0, abs=1e-6)
     entry, status, charts = mv._uploaded({"name": "tiny.safetensors", "result": result}, "all-MiniLM-L6-v2")
-    assert entry["source"] == "upload" and "uploaded file tiny.safetensors" in status and charts == mv.SHOWN
+    assert entry["source"] == "upload" and "uploaded tiny.safetensors" in status and charts == mv.SHOWN
     refused = _upload(client, "tiny.safetensors", _model_bytes(), 3)
     assert refused.status_code == 422
     message = refused.json()["message"]  # what assets/upload.js shows of a refusal
@@ -278,7 +278,7 @@ def test_foundations_and_models_tabs_in_chromium(page: Any, server_url: str, tmp
     # ... and giving it re-measures the chosen file, which then replaces the built-in on screen
     page.fill("#mdl-num-heads", "4")
     page.press("#mdl-num-heads", "Enter")
-    page.wait_for_function("() => /uploaded file tiny/.test(document.getElementById('mdl-status').innerText)")
+    page.wait_for_function("() => /uploaded tiny/.test(document.getElementById('mdl-status').innerText)")
     page.wait_for_function(
         "() => { const g = document.querySelector('[id*=\"mdl-layers\"] .js-plotly-plot');"
         " return g && g.data && g.data.length && g.data[0].y.length === 1; }"
@@ -302,7 +302,7 @@ def test_a_model_of_megabytes_goes_from_the_page_to_the_api_with_progress_and_ca
     posts: list[str] = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "models/hdi" in r.url else None)
     choose_file(page, big)
-    status_says(page, "uploaded file big.safetensors")
+    status_says(page, "uploaded big.safetensors")
     assert posts == [f"{server_url}/api/v1/models/hdi"]  # to the API itself, once
     page.wait_for_function(
         "() => { const g = document.querySelector('[id*=\"mdl-layers\"] .js-plotly-plot');"
@@ -318,7 +318,7 @@ def test_a_model_of_megabytes_goes_from_the_page_to_the_api_with_progress_and_ca
     status_says(page, "big.safetensors: upload canceled")
     assert page.locator("#mdl-upload-bar").is_hidden()
     # the charts of the measured upload stay on screen
-    assert "uploaded file big.safetensors" not in page.inner_text("#mdl-status")
+    assert "uploaded big.safetensors" not in page.inner_text("#mdl-status")
     assert len(_chart(page, "mdl-layers", traces=3)[0]["y"]) == 3
 
 
@@ -339,8 +339,41 @@ def test_a_dashboard_apart_from_the_api_relays_uploads_and_refuses_one_too_large
         status_says(page, "layers")
         page.fill("#mdl-num-heads", "4")
         choose_file(page, small)
-        status_says(page, "uploaded file tiny.safetensors")
+        status_says(page, "uploaded tiny.safetensors")
         assert posts == [f"{url}/api/v1/models/hdi"]  # the page's own server, which relays to the API
         choose_file(page, big)
         status_says(page, r"big.safetensors: it is 3.\d MB, more than the 1.0 MB this server takes")
         assert len(posts) == 1  # refused in the browser: nothing sent
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_a_model_folder_is_chosen_whole_and_only_its_checkpoint_files_are_sent(
+    page: Any, server_url: str, tmp_path: Any
+) -> None:
+    """ "Choose a model folder": a folder as `save_pretrained` writes it, sharded, with a tokenizer and a README
+    beside it: its config, shards and index go in one request (the rest stays on the machine), the head
+    counts come from its config.json, the model is named by its folder; several files chosen at once too."""
+    from tests.test_model_layouts import saved
+
+    folder = tmp_path / "tiny-llama"
+    saved("llama-gqa-wide-heads", folder, max_shard_size="20KB")
+    (folder / "tokenizer.json").write_text("{}")
+    (folder / "README.md").write_text("a model card")
+    page.goto(f"{server_url}/?tab=models&{SMALL}")
+    status_says(page, "layers")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "models/hdi" in r.url else None)
+    with page.expect_file_chooser() as chooser:
+        page.click("#mdl-choose-folder")
+    chooser.value.set_files(str(folder))
+    status_says(page, "uploaded tiny-llama \\(llama naming\\), 2 layers")
+    # one request; the server refuses any file that is not a checkpoint's (the tokenizer, the README) and
+    # wants head counts where no config.json says them: measured, so only those went, config.json among them
+    assert len(sent) == 1
+    # the same files chosen together (no folder): measured alike, under the name the page gives them
+    with page.expect_file_chooser() as chooser:
+        page.click("#mdl-choose")
+    parts = [str(p) for p in sorted(folder.iterdir()) if p.suffix in (".safetensors", ".json")]
+    chooser.value.set_files(parts)
+    status_says(page, f"uploaded {len(parts) - 1} files \\(llama naming\\), 2 layers")  # tokenizer.json not sent

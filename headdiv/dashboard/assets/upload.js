@@ -1,8 +1,9 @@
-// The Real models view's upload: the chosen (or dropped) .safetensors file goes straight to the API as
-// multipart (`POST api/v1/models/hdi`, relayed by the dashboard's own server when it runs apart from the
-// API), with a progress bar and a cancel button; never base64 through a Dash callback. The answer, or why
-// there is none, goes to the store `mdl-upload-result`, which the view's callback draws. The address and
-// the server's size limit come from the page's <meta name="headdiv-upload">.
+// The Real models view's upload: the chosen (or dropped) .safetensors file, or a model folder's files (its
+// config.json, shards and model.safetensors.index.json; a folder's other files are not sent), go straight
+// to the API as multipart (`POST api/v1/models/hdi`, one `file` part each, relayed by the dashboard's own
+// server when it runs apart from the API), with a progress bar and a cancel button; never base64 through a
+// Dash callback. The answer, or why there is none, goes to the store `mdl-upload-result`, which the view's
+// callback draws. The address and the server's size limit come from the page's <meta name="headdiv-upload">.
 (function () {
   var xhr = null, chosen = null;
 
@@ -36,16 +37,35 @@
     old.abort();
   }
 
-  function send(file) {
-    var cfg = config();
-    if (cfg.limit && file.size > cfg.limit) {
-      answer({ name: file.name, error: "it is " + mb(file.size) + ", more than the " + mb(cfg.limit) +
-        " this server takes (HEADDIV_MAX_UPLOAD_BYTES)" });
+  // the files of one model: .safetensors weights, config.json, model.safetensors.index.json
+  function isModelFile(name) {
+    return /\.safetensors$/.test(name) || name === "config.json" || name === "model.safetensors.index.json";
+  }
+  // {files, name} of what was chosen or dropped; `folder` names a chosen folder
+  function model(all, folder) {
+    var files = Array.prototype.filter.call(all, function (f) { return isModelFile(f.name); });
+    var first = all[0] && all[0].webkitRelativePath ? all[0].webkitRelativePath.split("/")[0] : "";
+    var name = folder || first || (files.length === 1 ? files[0].name : files.length + " files");
+    return { files: files, name: name, skipped: all.length - files.length };
+  }
+
+  function send(chosenModel) {
+    var cfg = config(), files = chosenModel.files, name = chosenModel.name;
+    var size = files.reduce(function (n, f) { return n + f.size; }, 0);
+    if (!files.some(function (f) { return /\.safetensors$/.test(f.name); })) {
+      answer({ name: name, error: "no .safetensors file among what was chosen" +
+        (chosenModel.skipped ? " (" + chosenModel.skipped + " other files are not a model's weights)" : "") });
+      return;
+    }
+    if (cfg.limit && size > cfg.limit) {
+      answer({ name: name, error: (files.length > 1 ? "its files are " : "it is ") + mb(size) + ", more than the " +
+        mb(cfg.limit) + " this server takes (HEADDIV_MAX_UPLOAD_BYTES); measure it with `headdiv heads` on your machine" });
       return;
     }
     stop();
     var form = new FormData();
-    form.append("file", file, file.name);
+    files.forEach(function (f) { form.append("file", f, f.name); });
+    if (files.length > 1) form.append("model", name.slice(0, 200));
     var heads = field("mdl-num-heads"), kv = field("mdl-num-kv");
     if (heads) form.append("num_heads", heads);
     if (kv) form.append("num_kv_heads", kv);
@@ -56,38 +76,56 @@
       var now = Date.now();
       if (now - last < 100 && e.loaded < e.total) return;  // a few updates a second are enough to watch
       last = now;
-      bar(true, e.total ? e.loaded / e.total : 0, "sending " + file.name + ": " + mb(e.loaded) + " of " + mb(e.total));
+      bar(true, e.total ? e.loaded / e.total : 0, "sending " + name + ": " + mb(e.loaded) + " of " + mb(e.total));
     };
-    req.upload.onload = function () { bar(true, 1, "measuring " + file.name + "…"); };
+    req.upload.onload = function () { bar(true, 1, "measuring " + name + "…"); };
     req.onload = function () {
       xhr = null;
       bar(false);
       var body = null;
       try { body = JSON.parse(req.responseText); } catch (e) { /* refused below */ }
-      if (req.status === 200 && body) answer({ name: file.name, result: body });
-      else answer({ name: file.name, error: reason(req.status, req.responseText) });
+      if (req.status === 200 && body) answer({ name: name, result: body });
+      else answer({ name: name, error: reason(req.status, req.responseText) });
     };
     req.onerror = function () {
       xhr = null;
       bar(false);
-      answer({ name: file.name, error: "the upload failed: the server could not be reached" });
+      answer({ name: name, error: "the upload failed: the server could not be reached" });
     };
-    req.onabort = function () { xhr = null; bar(false); answer({ name: file.name, error: "upload canceled" }); };
-    bar(true, 0, "sending " + file.name + "…");
+    req.onabort = function () { xhr = null; bar(false); answer({ name: name, error: "upload canceled" }); };
+    bar(true, 0, "sending " + name + "…");
     req.send(form);
   }
 
-  function choose() {
+  function choose(folder) {
     var input = document.createElement("input");
     input.type = "file";
-    input.accept = ".safetensors";
-    input.onchange = function () { if (input.files[0]) { chosen = input.files[0]; send(chosen); } };
+    if (folder) input.webkitdirectory = true;
+    else { input.multiple = true; input.accept = ".safetensors,.json"; }
+    input.onchange = function () { if (input.files.length) { chosen = model(input.files); send(chosen); } };
     input.click();
+  }
+  // a dropped folder's files (one level: a model folder holds its files directly), else the dropped files
+  function dropped(transfer, done) {
+    var items = transfer.items ? Array.prototype.slice.call(transfer.items) : [];
+    var entry = items.length === 1 && items[0].webkitGetAsEntry ? items[0].webkitGetAsEntry() : null;
+    if (!entry || !entry.isDirectory) { done(model(transfer.files)); return; }
+    var reader = entry.createReader(), entries = [];
+    (function more() {
+      reader.readEntries(function (batch) {
+        if (batch.length) { entries = entries.concat(batch); more(); return; }
+        var files = entries.filter(function (e) { return e.isFile; }), out = [], left = files.length;
+        function one() { left -= 1; if (left === 0) done(model(out, entry.name)); }
+        if (!left) { done(model([], entry.name)); return; }
+        files.forEach(function (e) { e.file(function (f) { out.push(f); one(); }, one); });
+      }, function () { done(model([], entry.name)); });
+    })();
   }
   function within(e, selector) { return e.target && e.target.closest ? e.target.closest(selector) : null; }
 
   document.addEventListener("click", function (e) {
-    if (within(e, "#mdl-choose")) choose();
+    if (within(e, "#mdl-choose")) choose(false);
+    else if (within(e, "#mdl-choose-folder")) choose(true);
     else if (within(e, "#mdl-upload-cancel") && xhr) xhr.abort();
   });
   // new head counts for the file on screen (after the API asked for them): send it again
@@ -100,7 +138,6 @@
   document.addEventListener("drop", function (e) {
     if (!within(e, "#mdl-upload")) return;
     e.preventDefault();
-    var file = e.dataTransfer && e.dataTransfer.files[0];
-    if (file) { chosen = file; send(file); }
+    if (e.dataTransfer) dropped(e.dataTransfer, function (m) { chosen = m; send(m); });
   });
 })();

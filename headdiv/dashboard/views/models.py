@@ -37,14 +37,16 @@ MAX_LAYER = 255
 
 
 def upload_box() -> Component:
-    """A file chooser (and drop target) that assets/upload.js sends straight to the API, multipart, with a
-    progress bar and a cancel button; the answer comes back through the store `mdl-upload-result`."""
+    """File choosers (files, or a whole model folder) and a drop target that assets/upload.js sends straight
+    to the API, multipart, with a progress bar and a cancel button; the answer comes back through the store
+    `mdl-upload-result`. A folder's config.json, shards and index go together (its other files stay here)."""
     return html.Div(
         [
             html.Div(
                 [
-                    html.Button(["Choose a ", html.B(".safetensors"), " file"], id="mdl-choose", className="btn"),
-                    html.Span(" or drop it here", className="upload-hint"),
+                    html.Button(["Choose ", html.B(".safetensors"), " files"], id="mdl-choose", className="btn"),
+                    html.Button("Choose a model folder", id="mdl-choose-folder", className="btn"),
+                    html.Span(" or drop them here", className="upload-hint"),
                 ],
                 className="upload-box",
             ),

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -113,10 +115,53 @@ def resolve(source: str | os.PathLike[str]) -> Path:
         ) from None
 
 
+def is_model_file(name: str) -> bool:
+    """A file that is part of a checkpoint as this reader takes it (a folder's tokenizer, README, ... is not)."""
+    return name.endswith(".safetensors") or name in (CONFIG_NAME, INDEX_NAME)
+
+
 @contextmanager
-def open_checkpoint(source: Source, wanted: Any = lambda name: True) -> Iterator[Checkpoint]:
-    """Open what `source` names (an open upload, a file, a folder, a cached Hugging Face id); `wanted(name)`
-    says which tensors' shards a sharded checkpoint must open."""
+def as_folder(files: Sequence[tuple[str, IO[bytes]]]) -> Iterator[Path]:
+    """Several uploaded files (a model folder's config, shards and index: (name, content) pairs) written into
+    a private temporary folder, read as any folder is; removed afterwards."""
+    names = [os.path.basename(name) for name, _ in files]
+    odd = [n for n in names if not is_model_file(n)]
+    if odd:
+        raise ModelFileError(
+            f"{odd[0]!r} is not part of a checkpoint: send its .safetensors files, and its {CONFIG_NAME} and "
+            f"{INDEX_NAME} where it has them"
+        )
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ModelFileError(f"two files are named {twice!r}: send each file of one model once")
+    if not any(n.endswith(".safetensors") for n in names):
+        raise ModelFileError(f"no .safetensors file among {', '.join(sorted(names))}: send the weights too")
+    if len(names) > MAX_SHARDS + 2:
+        raise ModelFileError(f"{len(names)} files; at most {MAX_SHARDS} shards are read here")
+    with tempfile.TemporaryDirectory(prefix="headdiv-upload-") as tmp:
+        for name, (_, stream) in zip(names, files, strict=True):
+            stream.seek(0)
+            with open(Path(tmp) / name, "wb") as out:
+                shutil.copyfileobj(stream, out, COPY_CHUNK)
+        yield Path(tmp)
+
+
+COPY_CHUNK = 1 << 20
+
+
+CheckpointSource = Source | list[tuple[str, IO[bytes]]]
+"""A path, a Hugging Face id, one open file, or several uploaded files as (name, content) pairs."""
+
+
+@contextmanager
+def open_checkpoint(source: CheckpointSource, wanted: Any = lambda name: True) -> Iterator[Checkpoint]:
+    """Open what `source` names (an open upload, several uploaded files by name, a file, a folder, a cached
+    Hugging Face id); `wanted(name)` says which tensors' shards a sharded checkpoint must open."""
+    if isinstance(source, list):
+        with as_folder(source) as folder, open_checkpoint(folder, wanted) as opened:
+            opened.name = f"{len(source)} files"  # a model sent in parts, when its sender names it not
+            yield opened
+        return
     if not isinstance(source, str | os.PathLike):
         with open_safetensors(source) as st:
             yield Checkpoint(

@@ -16,12 +16,11 @@ from headdiv.schemas.errors import MeasurementStopped, ModelFileError
 from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport
 from headdiv.workers.engine.diversity import hdi, hdi_report
 from headdiv.workers.engine.results import result_of
-from headdiv.workers.models.checkpoint import open_checkpoint
+from headdiv.workers.models.checkpoint import CheckpointSource, open_checkpoint
 from headdiv.workers.models.clusters import head_clusters, query_groups
 from headdiv.workers.models.head_counts import resolve_head_counts
 from headdiv.workers.models.heads import split_fused_rows, split_gpt2_c_attn, split_heads, split_interleaved
 from headdiv.workers.models.naming import AttentionLayout, LayerTensors, detect_layout, wanted
-from headdiv.workers.models.safetensors_file import Source
 
 MAX_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
@@ -90,7 +89,7 @@ def _hdi_or_error(what: str, heads: list[np.ndarray], **kwargs: Any) -> HdiRepor
 
 
 def model_hdi(
-    source: Source,
+    source: CheckpointSource,
     *,
     num_heads: int | None = None,
     num_kv_heads: int | None = None,

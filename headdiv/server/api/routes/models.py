@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 from fastapi import APIRouter, File, Form, Header, HTTPException, Path, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -38,7 +38,7 @@ router = APIRouter(prefix="/models", tags=["models"])
 
 ABSENT: Any = None
 """The default of an optional form field (None: read from the file)."""
-FORM_FIELDS = frozenset({"file", "num_heads", "num_kv_heads", "seed"})
+FORM_FIELDS = frozenset({"file", "model", "num_heads", "num_kv_heads", "seed"})
 UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
     403: {"description": f"Neither from this site's pages (Origin) nor with the `{UPLOAD_HEADER}` header."},
     413: {"description": "The upload is larger than `HEADDIV_MAX_UPLOAD_BYTES`."},
@@ -128,13 +128,23 @@ async def _refuse_unknown_fields(request: Request) -> None:
 
 @router.post(
     "/hdi",
-    summary="Per-layer HDI of an uploaded .safetensors model",
+    summary="Per-layer HDI of an uploaded model: one .safetensors file, or a model folder's files",
     responses=UPLOAD_RESPONSES,
     response_model=ModelHeadsReport,
 )
 async def post_model_hdi(
     request: Request,
-    file: Annotated[UploadFile, File(description="A .safetensors file (pickles are refused).")],
+    file: Annotated[
+        list[UploadFile],
+        File(
+            description="A .safetensors file, or several `file` parts: a model folder's `config.json`, its "
+            "`.safetensors` shards and their `model.safetensors.index.json` (pickles are refused). Together "
+            "within `HEADDIV_MAX_UPLOAD_BYTES`."
+        ),
+    ],
+    model: Annotated[
+        str, Form(min_length=1, max_length=200, description="The model's name in the report (default: the file's).")
+    ] = ABSENT,
     # `int` defaulting to None rather than `int | None`: a form field cannot be null, so the schema says
     # integer (left out when not given) instead of offering a null that no form can send
     num_heads: Annotated[int, Form(ge=1, le=MAX_MODEL_HEADS, description="Query heads per layer.")] = ABSENT,
@@ -155,14 +165,18 @@ async def post_model_hdi(
     await _refuse_unknown_fields(request)
     settings = _settings(request)
     limit = settings.max_upload_bytes
-    size = file.size if file.size is not None else file.file.seek(0, os.SEEK_END)
+    size = sum(f.size if f.size is not None else f.file.seek(0, os.SEEK_END) for f in file)
     if size > limit:
-        raise HTTPException(413, f"upload too large: this server takes files of at most {limit} bytes; {BIGGER_MODEL}")
-    name = os.path.basename(file.filename or "upload.safetensors")[:200]
+        raise HTTPException(413, f"upload too large: this server takes at most {limit} bytes; {BIGGER_MODEL}")
+    names = [os.path.basename(f.filename or "upload.safetensors")[:200] for f in file]
+    name = model or (names[0] if len(file) == 1 else None)  # several: the checkpoint's own name
+    # one file is read where the form parser spooled it; several are a folder (`checkpoint.as_folder`)
+    parts: list[tuple[str, IO[bytes]]] = [(n, f.file) for n, f in zip(names, file, strict=True)]
+    source = parts[0][1] if len(parts) == 1 else parts
 
     def measure(should_stop: Any) -> ModelHeadsReport:
         return instant_reports.model_heads(
-            file.file, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
+            source, num_heads=num_heads, num_kv_heads=num_kv_heads, seed=seed, model=name, should_stop=should_stop
         )
 
     return await _measure_in_a_slot(
