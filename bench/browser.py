@@ -70,12 +70,12 @@ TRACK_DRAWS = """(s) => { window.__draws = []; const g = document.querySelector(
 
 
 @contextlib.contextmanager
-def started(log_dir: Path) -> Iterator[str]:
+def started(log_dir: Path, extra: dict[str, str] | None = None) -> Iterator[str]:
     """`headdiv serve` (embedded, warm start on as a user gets it) on a free port; yield its URL; stop it."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CACHE_REDIS_URL")}
-    env.update({"HEADDIV_HOST": "127.0.0.1", "HEADDIV_PORT": str(port), "PYTHONUNBUFFERED": "1"})
-    procs = Processes(log_dir / "serve.log")
+    env.update({"HEADDIV_HOST": "127.0.0.1", "HEADDIV_PORT": str(port), "PYTHONUNBUFFERED": "1", **(extra or {})})
+    procs = Processes(log_dir / f"serve-{port}.log")
     try:
         procs.start([*headdiv_command(), "serve"], env)
         url = f"http://127.0.0.1:{port}"
@@ -230,52 +230,112 @@ def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, A
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         for view, charts in LIVE_VIEWS.items():
             for mode in ("live", "release only"):
-                context = browser.new_context(viewport={"width": 1440, "height": 900})
-                page = context.new_page()
-                page.set_default_timeout(60_000)
-                sent: list[float] = []
-
-                def seen(r: Any, sent: list[float] = sent) -> None:
-                    if CALLBACK in r.url or LIVE in r.url:
-                        sent.append(time.perf_counter())
-
-                def answered(r: Any) -> None:
-                    if LIVE in r.url and r.headers.get("x-headdiv-live") == "drawn":
-                        drawn[r.url] = drawn.get(r.url, 0) + 1
-
-                page.on("request", seen)
-                page.on("response", answered)
-                if mode == "release only":  # the charts as the release draws them: no movement, nothing ahead
-                    page.route(f"**{LIVE}*", _release_only)
-                row: dict[str, Any] = {"key press -> all charts": [], "requests per movement": []}
-                page.goto(f"{url}/?tab={view}&theta=80")
-                page.wait_for_function(
-                    "(s) => { const g = [...document.querySelectorAll(s)]; return g.length && g.every((x) =>"
-                    " x.data && x.data.length) && !document.querySelector('.busy'); }",
-                    arg=charts,
-                )
-                quiet(page, sent)
-                page.focus("#sc-theta [role=slider]")
-                for _ in range(presses):
-                    before = page.evaluate(PER_CHART, charts)
-                    n0 = len(sent)
-                    t0 = time.perf_counter()
-                    page.keyboard.press("ArrowLeft")
-                    page.wait_for_function(
-                        f"([s, b]) => {{ const now = ({PER_CHART})(s);"
-                        " return now.length === b.length && now.every((x, i) => x !== b[i]); }",
-                        arg=[charts, before],
-                        polling="raf",
-                    )
-                    row["key press -> all charts"].append(1000 * (time.perf_counter() - t0))
-                    quiet(page, sent)
-                    row["requests per movement"].append(float(len(sent) - n0))
-                row.update(_drag(page, charts))
-                out[f"{view} ({mode})"] = row
-                context.close()
+                out[f"{view} ({mode})"] = live_row(browser, f"{url}/?tab={view}&theta=80", charts, presses, mode, drawn)
         browser.close()
     out["server"] = {"states drawn more than once": sum(1 for n in drawn.values() if n > 1), "states": len(drawn)}
     return out
+
+
+def live_row(
+    browser: Any,
+    address: str,
+    charts: str,
+    presses: int,
+    mode: str = "live",
+    drawn: dict[str, int] | None = None,
+    drag: bool = True,
+) -> dict[str, Any]:
+    """One fresh browser context at `address`: the time until every chart of the view shows data, then
+    `presses` θ key presses, a drag and its release (the measures of the docstring)."""
+    drawn = {} if drawn is None else drawn
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    sent: list[float] = []
+
+    def seen(r: Any, sent: list[float] = sent) -> None:
+        if CALLBACK in r.url or LIVE in r.url:
+            sent.append(time.perf_counter())
+
+    def answered(r: Any) -> None:
+        if LIVE in r.url and r.headers.get("x-headdiv-live") == "drawn":
+            drawn[r.url] = drawn.get(r.url, 0) + 1
+
+    page.on("request", seen)
+    page.on("response", answered)
+    if mode == "release only":  # the charts as the release draws them: no movement, nothing ahead
+        page.route(f"**{LIVE}*", _release_only)
+    row: dict[str, Any] = {"key press -> all charts": [], "requests per movement": []}
+    t0 = time.perf_counter()
+    page.goto(address)
+    page.wait_for_function(
+        "(s) => { const g = [...document.querySelectorAll(s)]; return g.length && g.every((x) =>"
+        " x.data && x.data.length) && !document.querySelector('.busy'); }",
+        arg=charts,
+    )
+    row["first view"] = [1000 * (time.perf_counter() - t0)]
+    quiet(page, sent)
+    page.focus("#sc-theta [role=slider]")
+    for _ in range(presses):
+        before = page.evaluate(PER_CHART, charts)
+        n0 = len(sent)
+        t0 = time.perf_counter()
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(
+            f"([s, b]) => {{ const now = ({PER_CHART})(s);"
+            " return now.length === b.length && now.every((x, i) => x !== b[i]); }",
+            arg=[charts, before],
+            polling="raf",
+        )
+        row["key press -> all charts"].append(1000 * (time.perf_counter() - t0))
+        quiet(page, sent)
+        row["requests per movement"].append(float(len(sent) - n0))
+    if drag:
+        row.update(_drag(page, charts))
+    context.close()
+    return row
+
+
+def measure_after_start(chromium: str, presses: int, log_dir: Path) -> dict[str, dict[str, Any]]:
+    """A person who opens the page 2 s after a start (a later start of this version: an earlier one kept its
+    work), against the same person once the server is quiet (60 s after health), in one run: the default
+    first view (kept), then key presses, a drag and its release on Ensemble at a seed never computed (a
+    different one in each phase, so neither finds the other's results)."""
+    from playwright.sync_api import sync_playwright
+
+    kept = {"HEADDIV_CACHE_DIR": str(log_dir / "kept")}
+    with started(log_dir, kept) as url:  # the version's first start: computes and keeps
+        settle(url)
+    out: dict[str, dict[str, Any]] = {}
+    charts = LIVE_VIEWS["ensemble"]
+    with sync_playwright() as pw, started(log_dir, kept) as url:
+        healthy = time.monotonic()
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        for phase, at_s, seed in (("2 s after start", 2.0, 4242), ("once quiet (60 s)", 60.0, 4343)):
+            time.sleep(max(0.0, healthy + at_s - time.monotonic()))
+            first = live_row(browser, f"{url}/", charts, presses=0, drag=False)
+            row = live_row(browser, f"{url}/?seed={seed}&theta=80", charts, presses)
+            row["first view"] = first["first view"]
+            row["ended after health, s"] = time.monotonic() - healthy
+            out[phase] = row
+        browser.close()
+    return out
+
+
+def report_after_start(results: dict[str, dict[str, Any]]) -> None:
+    quiet_row = results["once quiet (60 s)"]
+    print(f"\n{'Ensemble, this machine':<28} {'2 s after start':>16} {'once quiet':>12} {'ratio':>7}")
+    start_row = results["2 s after start"]
+    for name, key in (
+        ("first view (kept), ms", "first view"),
+        ("key press p50, ms", "key press -> all charts"),
+        ("release -> final, ms", "release -> final"),
+    ):
+        a, b = statistics.median(start_row[key]), statistics.median(quiet_row[key])
+        print(f"{name:<28} {a:>16.0f} {b:>12.0f} {a / max(b, 1.0):>7.2f}")
+    a, b = start_row["drag redraws/s"], quiet_row["drag redraws/s"]
+    print(f"{'drag redraws/s':<28} {a:>16.1f} {b:>12.1f} {b / max(a, 0.01):>7.2f}")
+    print(f"{'measures ended after health':<28} {start_row['ended after health, s']:>15.1f}s")
 
 
 def _release_only(route: Any) -> None:
@@ -358,7 +418,14 @@ def main() -> int:
     ap.add_argument("--views", type=int, default=5, help="cached first views")
     ap.add_argument("--surfaces", type=int, default=3, help="cold surfaces")
     ap.add_argument("--only-live", action="store_true", help="only the live-charts measures")
+    ap.add_argument(
+        "--after-start", action="store_true", help="2 s after a start against once quiet (starts its own servers)"
+    )
     args = ap.parse_args()
+    if args.after_start:
+        with tempfile.TemporaryDirectory() as log_dir:
+            report_after_start(measure_after_start(args.chromium, min(args.presses, 8), Path(log_dir)))
+        return 0
     with contextlib.ExitStack() as stack:
         if args.url:
             url = args.url.rstrip("/")

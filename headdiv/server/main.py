@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.middleware.gzip import GZipMiddleware
 
+from headdiv.server.activity import Activity, ActivityMiddleware
 from headdiv.server.admission import Admission, Speed
 from headdiv.server.api import errors
 from headdiv.server.api.docs_pages import install_docs
@@ -79,6 +80,7 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     shared = SharedResponses()
     sharing = mount_dashboard and settings.shared_responses
     lazy_bundles: list[str] = []
+    activity = Activity()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -87,7 +89,9 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
             first = ["/", "/_dash-layout", "/_dash-dependencies", *lazy_bundles]
             warming = asyncio.get_running_loop().create_task(shared.warm(internal_scope(app), first))
         if settings.embedded and (settings.warm_up or settings.warm_start):  # scaled: the workers compute
-            threading.Thread(target=start_up, args=(backend, settings), name="headdiv-start-up", daemon=True).start()
+            threading.Thread(
+                target=start_up, args=(backend, settings, activity), name="headdiv-start-up", daemon=True
+            ).start()
         try:
             yield
         finally:
@@ -141,8 +145,10 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     # outermost: every response, the 413/408 of the body limits included, carries the headers
     csp = content_security_policy(script_hashes, settings.framing_origins)
     app.add_middleware(SecurityHeadersMiddleware, csp=csp)
-    # around everything: one log line per refused request, with the reason its answer gave
+    # around everything: one log line per refused request, with the reason its answer gave; when people last
+    # asked something (the start-up's compilation waits for a quiet moment)
     app.add_middleware(RefusalLogMiddleware)
+    app.add_middleware(ActivityMiddleware, activity=activity)
     # a bug's 500 is answered by Starlette's outermost middleware, past the one above: it gets the headers
     # here, and a plain sentence (the traceback goes to the log)
     crash_headers = {name.decode(): value.decode() for name, value in security_headers(csp)}

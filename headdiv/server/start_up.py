@@ -5,12 +5,14 @@ priority (or take them from an earlier start), so the first person never pays fo
 from __future__ import annotations
 
 import logging
+import sys
 import time
 
 from pydantic import BaseModel, ValidationError
 
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.kept import keep, read_kept
+from headdiv.server.activity import Activity
 from headdiv.server.admission import Speed
 from headdiv.server.backends.base import JobBackend
 from headdiv.server.backends.inline import InlineBackend
@@ -38,20 +40,37 @@ def warm_requests() -> list[tuple[JobKind, BaseModel]]:
     return out
 
 
-def start_up(backend: JobBackend, settings: ServerSettings) -> None:
+QUIET_S = 1.5
+"""How long nobody must have been answered before a step of the engine's compilation takes the interpreter
+(tracing holds it for about a second per kernel on two cores)."""
+SWITCH_WHILE_COMPILING_S = 0.0002
+QUIET_LIMIT_S = 60.0
+"""A server never quiet for that long compiles anyway: the eager path is about 3x slower per computation."""
+
+
+def start_up(backend: JobBackend, settings: ServerSettings, activity: Activity | None = None) -> None:
     """In the background: first what an earlier start of this version kept (the first views' results, the
-    engine's speed: disk reads, ready for a person who comes at once); then compile the engine (so the first
-    user never waits for it), measure its speed if it was not kept (for admission control), and compute the
-    rest of the dashboard's first views at low priority. Failures leave the eager path, no bound by speed
-    and an empty cache in place."""
+    engine's speed: disk reads, ready for a person who comes at once); then compile the engine, each step in
+    a quiet moment (`activity`: a person who opens the page as the server starts is answered by the eager
+    path meanwhile, not made to wait behind the tracing), measure its speed if it was not kept (for
+    admission control), and compute the rest of the dashboard's first views at low priority. Failures
+    leave the eager path, no bound by speed and an empty cache in place."""
     todo = take_kept(backend) if settings.warm_start else []
     if isinstance(backend, InlineBackend) and settings.warm_up and backend.speed is None:
         _set_speed(backend, instant_reports.kept_speed())
     if settings.warm_up:
+        pause = None if activity is None else lambda: activity.wait_quiet(QUIET_S, QUIET_LIMIT_S)
+        switch = sys.getswitchinterval()
+        # tracing is pure Python: at the default 5 ms, each time a request's thread gives the interpreter
+        # up (every await, every socket write) it waits up to 5 ms to get it back, a convoy that made a
+        # cached answer take 0.7 s instead of 30 ms; handing over every 0.2 ms costs the tracing little
+        sys.setswitchinterval(SWITCH_WHILE_COMPILING_S)
         try:
-            instant_reports.warm_up()
+            instant_reports.warm_up(pause)
         except Exception:
             log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
+        finally:
+            sys.setswitchinterval(switch)
         if isinstance(backend, InlineBackend) and backend.speed is None:
             try:
                 _set_speed(backend, instant_reports.engine_speed())

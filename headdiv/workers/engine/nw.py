@@ -93,15 +93,17 @@ _lock = threading.Lock()
 _compiled: dict[tuple[str, torch.dtype], tuple[NWFn, NWFn]] = {}
 
 
-def _compile(device: torch.device, dtype: torch.dtype) -> tuple[NWFn, NWFn]:
+def _compile(device: torch.device, dtype: torch.dtype, pause: Callable[[], object] | None = None) -> tuple[NWFn, NWFn]:
     """Compile both kernels (wide, narrow) and run each once on two shapes so dynamic shapes are in place
-    before real work arrives."""
+    before real work arrives; `pause()` before each kernel (a server lets people's requests go first)."""
     key = (device.type, dtype)
     with _lock:
         if key in _compiled:
             return _compiled[key]
         fns: list[NWFn] = []
         for fn, width in ((_nw_fused, 2 * NARROW_KEYS), (_nw_fused_narrow, NARROW_KEYS // 2)):
+            if pause is not None:
+                pause()
             compiled: NWFn = torch.compile(fn, dynamic=True, options=INDUCTOR_OPTIONS)  # type: ignore[assignment]
             # Realistic sizes: inductor tunes its loops on the first shapes it sees (hints), not just any.
             for b, qn, n, d in ((32, 64, 512, width), (16, 32, 256, width - 1)):
@@ -116,8 +118,11 @@ def _compile(device: torch.device, dtype: torch.dtype) -> tuple[NWFn, NWFn]:
         return _compiled[key]
 
 
-def warm_up(device: torch.device | None = None, dtype: torch.dtype | None = None) -> bool:
-    """Compile the NW step for the configured device and dtype; False when compilation is off or fails."""
+def warm_up(
+    device: torch.device | None = None, dtype: torch.dtype | None = None, pause: Callable[[], object] | None = None
+) -> bool:
+    """Compile the NW step for the configured device and dtype (`pause()` before each kernel); False when
+    compilation is off or fails."""
     from headdiv.workers.engine.device import resolve_device, resolve_dtype
 
     settings = get_engine_settings()
@@ -126,7 +131,7 @@ def warm_up(device: torch.device | None = None, dtype: torch.dtype | None = None
     dev = device or resolve_device(None)
     dt = dtype or resolve_dtype(None)
     try:
-        _compile(dev, dt)
+        _compile(dev, dt, pause)
     except Exception:  # compilation needs a C++ toolchain; the eager path is always correct
         log.warning("torch.compile of the NW step failed; using the eager path", exc_info=True)
         return False

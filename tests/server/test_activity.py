@@ -1,0 +1,72 @@
+"""The start-up's compilation waits for a quiet moment (`headdiv/server/activity.py`): a person who opens the
+page as the server starts is answered first; a server never quiet still compiles within its limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from headdiv.server.activity import Activity, ActivityMiddleware
+from headdiv.workers.engine import nw
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_a_quiet_server_is_quiet_at_once_and_a_busy_one_waits() -> None:
+    t = FakeTime()
+    activity = Activity(clock=t.clock, sleep=t.sleep)
+    assert activity.wait_quiet(1.5, 60) and t.now == 100.0  # nobody has come yet
+    activity.last = t.now - 0.5  # a request answered half a second ago
+    assert activity.wait_quiet(1.5, 60)
+    assert t.now - activity.last >= 1.5 and t.now < 101.5
+
+
+def test_a_request_in_flight_holds_the_work_until_the_limit() -> None:
+    t = FakeTime()
+    activity = Activity(clock=t.clock, sleep=t.sleep)
+    activity.in_flight = 1  # a long-poll that never ends
+    assert not activity.wait_quiet(1.5, 60)
+    assert 160.0 <= t.now <= 160.25
+
+
+def test_requests_stamp_the_clock_but_health_polls_do_not() -> None:
+    activity = Activity()
+
+    async def hello(request: Any) -> PlainTextResponse:
+        assert activity.in_flight == 1  # counted while it is answered
+        return PlainTextResponse("hi")
+
+    async def health(request: Any) -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    app = Starlette(routes=[Route("/", hello), Route("/api/v1/health", health)])
+    client = TestClient(ActivityMiddleware(app, activity))
+    assert client.get("/api/v1/health").status_code == 200
+    assert activity.last == -float("inf")
+    assert client.get("/").text == "hi"
+    assert activity.last > 0 and activity.in_flight == 0
+
+
+def test_compilation_pauses_before_each_kernel(monkeypatch: Any) -> None:
+    """`nw._compile` calls `pause()` before each of its two kernels (torch.compile replaced by the eager
+    function here: what is tested is where the pauses fall, not inductor)."""
+    calls: list[int] = []
+    monkeypatch.setattr(nw.torch, "compile", lambda fn, **kw: (calls.append(len(calls)), fn)[1])
+    monkeypatch.setattr(nw, "_compiled", {})
+    pauses: list[int] = []
+    nw._compile(torch.device("cpu"), torch.float64, pause=lambda: pauses.append(len(calls)))
+    assert pauses == [0, 1] and len(calls) == 2  # each pause comes before its kernel's compilation
