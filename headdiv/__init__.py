@@ -35,6 +35,7 @@ _FROM = {
             "hdi",
             "theory",
             "heads",
+            "compare_heads",
             "local_models",
             "connect",
             "Lab",
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors (loaded l
     from headdiv.lab import JobFailed as JobFailed
     from headdiv.lab import Lab as Lab
     from headdiv.lab import architecture as architecture
+    from headdiv.lab import compare_heads as compare_heads
     from headdiv.lab import connect as connect
     from headdiv.lab import covariance as covariance
     from headdiv.lab import hdi as hdi

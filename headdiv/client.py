@@ -161,7 +161,7 @@ class ApiClient:
         return self._object(self._send("POST", path, json=body))
 
     def upload(
-        self, path: str, files: Mapping[str, Any], data: Mapping[str, str], *, slow: float = 0.0
+        self, path: str, files: Mapping[str, Any] | list[tuple[str, Any]], data: Mapping[str, str], *, slow: float = 0.0
     ) -> dict[str, Any]:
         """POST a multipart form with files (a model's weights), with the upload header; its JSON object."""
         return self._object(self._send("POST", path, wait=slow, files=files, data=data, headers={UPLOAD_HEADER: "1"}))

@@ -430,3 +430,118 @@ def test_files_together_over_the_upload_limit_are_413(tmp_path: Path) -> None:
     app.include_router(router, prefix="/api/v1")
     answer = _upload(TestClient(app), files)
     assert answer.status_code == 413 and f"at most {total - 1} bytes" in answer.json()["detail"]
+
+
+def head_diversity_of(key_weight: np.ndarray, heads: int) -> list[float]:
+    """Each head's mean over the other heads of 1 − the mean cos² of their principal angles (scipy)."""
+    d = key_weight.shape[0] // heads
+    bases = [key_weight[h * d : (h + 1) * d].T for h in range(heads)]
+    dist = np.zeros((heads, heads))
+    for i, j in itertools.combinations(range(heads), 2):
+        dist[i, j] = dist[j, i] = 1.0 - float(np.mean(np.cos(scipy.linalg.subspace_angles(bases[i], bases[j])) ** 2))
+    return [float(dist[i].sum() / (heads - 1)) for i in range(heads)]
+
+
+def _bert_of(layers: int, seed: int, folder: Path) -> Any:
+    torch.manual_seed(seed)
+    model = transformers.BertModel(
+        transformers.BertConfig(
+            hidden_size=32, num_hidden_layers=layers, num_attention_heads=4, intermediate_size=37, **SMALL
+        )
+    ).eval()
+    model.save_pretrained(folder)
+    return model
+
+
+def test_each_heads_diversity_is_its_mean_distance_and_the_layers_mean_is_its_hdi(tmp_path: Path) -> None:
+    """The layers x heads heatmap's numbers, against scipy on the modules' own weights."""
+    from headdiv.figures.models import diversity_heatmap
+
+    model = _bert_of(3, 0, tmp_path)
+    report = model_hdi(tmp_path)
+    rows = report.head_diversity()
+    keys = FAMILIES["bert"].keys(model)[""]
+    for row, layer, weight in zip(rows, report.layers, keys, strict=True):
+        assert row == pytest.approx(head_diversity_of(weight, 4), abs=1e-9)
+        assert sum(row or []) / 4 == pytest.approx(layer.key_hdi, abs=1e-12)
+    heat = diversity_heatmap(report).data[0]
+    assert [list(r) for r in heat.z] == rows and (heat.zmin, heat.zmax) == (0, 1)
+
+
+def test_two_models_compared_on_one_axis_by_depth_in_python_the_cli_and_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 2-layer and a 3-layer model: the comparison lines them up by depth (0, 1 and 0, 0.5, 1), its table is
+    one row per model and layer with each head's diversity, and the command line prints the same rows."""
+    import headdiv
+    from headdiv.cli import main
+    from headdiv.schemas.csv_tables import records_csv
+
+    _bert_of(2, 0, tmp_path / "small")
+    _bert_of(3, 1, tmp_path / "deep")
+    both = headdiv.compare_heads(str(tmp_path / "small"), str(tmp_path / "deep"))
+    a, b = both.result.a, both.result.b
+    assert (len(a.layers), len(b.layers)) == (2, 3)
+    chart = both.figure("layers")
+    assert [list(t.x) for t in chart.data] == [[0.0, 1.0], [0.0, 1.0], [0.0, 0.5, 1.0], [0.0, 0.5, 1.0]]
+    assert list(chart.data[2].y) == [x.key_hdi for x in b.layers] and "depth" in chart.layout.xaxis.title.text
+    assert set(both.figures()) == {"layers", "diversity_a", "diversity_b"}
+    rows = both.to_dict()  # the JSON download's content
+    assert rows["a"]["layers"][0]["key_hdi"] == a.layers[0].key_hdi
+    table = both.result.rows()
+    assert [(r["model"], r["layer"], r["depth"]) for r in table] == [
+        ("a", 0, 0.0),
+        ("a", 1, 1.0),
+        ("b", 0, 0.0),
+        ("b", 1, 0.5),
+        ("b", 2, 1.0),
+    ]
+    assert [table[3][f"head_{h + 1}"] for h in range(4)] == b.head_diversity()[1]
+    assert "more diverse" in str(both.summary()) or "no clear difference" in str(both.summary())
+    assert main(["heads", str(tmp_path / "small"), "--compare", str(tmp_path / "deep"), "--csv"]) == 0
+    assert capsys.readouterr().out.strip() == records_csv(table).strip()
+    assert main(["heads", str(tmp_path / "small"), "--compare", "no such model"]) != 0
+    assert capsys.readouterr().err.strip().startswith("compare: ")
+
+
+def _report(name: str, keys: list[float], randoms: list[float]) -> Any:
+    from headdiv.schemas.results.reports import ModelHeadsReport
+
+    layers = [
+        {
+            "layer": i,
+            "name": f"l{i}",
+            "key_hdi": k,
+            "query_hdi": k,
+            "random_hdi": r,
+            "key_overlap": [[1.0, 1 - k], [1 - k, 1.0]],
+            "key_principal_angles_deg": [],
+            "query_overlap": [[1.0, 1 - k], [1 - k, 1.0]],
+            "clusters": {"key": None, "query": None},
+        }
+        for i, (k, r) in enumerate(zip(keys, randoms, strict=True))
+    ]
+    return ModelHeadsReport.model_validate(
+        {
+            "model": name,
+            "style": "bert",
+            "num_heads": 2,
+            "num_kv_heads": 2,
+            "d_model": 8,
+            "d_k": 4,
+            "seed": 0,
+            "expected_random_hdi": 0.5,
+            "layers": layers,
+        }
+    )
+
+
+def test_the_comparisons_sentence_says_more_diverse_only_beyond_the_baselines_own_spread() -> None:
+    from headdiv.figures.models import compare_sentence
+
+    base = _report("base", [0.50, 0.52], [0.49, 0.51])
+    tuned = _report("tuned", [0.62, 0.66], [0.50, 0.52])
+    assert compare_sentence(base, tuned).startswith("tuned's key heads are more diverse")
+    close = _report("close", [0.51, 0.53], [0.49, 0.52])  # 0.01 apart, the baselines vary by 0.03: false
+    said = compare_sentence(base, close)
+    assert "no clear difference" in said and "more diverse" not in said

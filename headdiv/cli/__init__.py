@@ -122,7 +122,17 @@ def build_parser() -> argparse.ArgumentParser:
     heads.add_argument("--num-heads", type=int, help="query heads per layer, when the file's metadata lacks them")
     heads.add_argument("--num-kv-heads", type=int, help="key/value heads per layer (grouped-query models)")
     heads.add_argument("--seed", type=int, default=0, help="seed of the random-subspace baseline (default 0)")
-    heads.add_argument("--csv", action="store_true", help="print the heads clustered and ranked as CSV")
+    heads.add_argument(
+        "--compare",
+        metavar="OTHER",
+        help="a second model, named alike, measured with the same seed: prints the two side by side (a base "
+        "model and its fine-tune, two sizes of one family)",
+    )
+    heads.add_argument(
+        "--csv",
+        action="store_true",
+        help="print the heads clustered and ranked as CSV (with --compare: one row per model and layer)",
+    )
     heads.add_argument("--pretty", action="store_true", help="indent the JSON output")
 
     dashboard = service(

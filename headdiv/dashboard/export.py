@@ -13,6 +13,7 @@ from headdiv.schemas.csv_tables import csv_text, records_csv
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.labs import CovarianceResult
+from headdiv.schemas.results.reports import ModelComparison
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.schemas.weightings import WEIGHTINGS
@@ -48,6 +49,8 @@ def result_to_csv(result: ResultModel) -> str:
         return records_csv([p.model_dump(mode="json") for p in result.points])
     if isinstance(result, ArchitectureResult):
         return records_csv([c.model_dump(mode="json") for c in result.candidates])
+    if isinstance(result, ModelComparison):
+        return records_csv(result.rows())
     rows: list[tuple[str, Any]] = []
     _flatten("", result.model_dump(mode="json"), rows)
     return csv_text(["key", "value"], [list(row) for row in rows])

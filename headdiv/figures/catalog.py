@@ -13,7 +13,7 @@ from headdiv.figures import covariance, ensemble, models, sweeps, training, weig
 from headdiv.figures.heatmaps import overlap_heatmap
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport, TheoryReport
+from headdiv.schemas.results.reports import HdiReport, ModelComparison, ModelHeadsReport, TheoryReport
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 
@@ -51,6 +51,7 @@ def _model(r: ModelHeadsReport) -> dict[str, go.Figure]:
         "dendrogram": models.dendrogram_figure(r, 0),
         "clustered": models.clustered_heatmap(r, 0),
         "contribution": models.contribution_bars(r, 0),
+        "diversity": models.diversity_heatmap(r),
     }
 
 
@@ -73,6 +74,11 @@ CHARTS: dict[type[ResultModel], Charts] = {
     },
     TheoryReport: lambda r: {"curves": sweeps.theory_curves(r)},
     ModelHeadsReport: _model,
+    ModelComparison: lambda r: {
+        "layers": models.compare_layers(r.a, r.b),
+        "diversity_a": models.diversity_heatmap(r.a),
+        "diversity_b": models.diversity_heatmap(r.b),
+    },
 }
 """Result model -> its charts by name (a test checks every kind and report has an entry)."""
 

@@ -91,6 +91,109 @@ def angle_histogram(r: ModelHeadsReport, layer: int) -> go.Figure:
     return styled(fig, f"Principal angles between key heads, {layer_name(item)}", height=300, legend=False)
 
 
+def diversity_heatmap(r: ModelHeadsReport, which: str = "key", name: str | None = None) -> go.Figure:
+    """The whole model at a glance: layers (rows, first at the top) x heads, each cell a head's diversity,
+    its mean distance `1 - s_hh'` to its layer's other heads (0 = spans what they span, 1 = orthogonal to
+    all). One colour scale, 0 to 1, for every model, so two heatmaps compare by eye."""
+    rows = r.head_diversity(which)
+    if not r.layers or all(row is None for row in rows):
+        return empty_figure("each layer has a single head: no diversity to draw")
+    width = max(len(row) for row in rows if row is not None)
+    z = [(row or []) + [None] * (width - len(row or [])) for row in rows]
+    labels = [layer_name(layer, short=True) for layer in r.layers]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[f"head {h + 1}" for h in range(width)],
+            y=labels,
+            zmin=0,
+            zmax=1,
+            colorscale="Viridis",
+            colorbar={"title": {"text": "diversity"}},
+            hovertemplate="layer %{y}, %{x}: diversity %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(title="layer", type="category", autorange="reversed")
+    fig.update_xaxes(title=f"{which} head", type="category")
+    kind = "key" if which != "query" else "query"
+    return styled(
+        fig,
+        f"{name or r.model or 'model'}: each {kind} head's diversity, layer by layer",
+        height=max(300, 80 + 22 * len(z)),
+        legend=False,
+    )
+
+
+def depth_axis(a: ModelHeadsReport, b: ModelHeadsReport) -> tuple[str, list[float], list[float]]:
+    """Where two models' layers sit on one axis: the layer itself when they have as many, else its depth
+    (layer / last layer, 0 to 1), so a 6-layer and a 12-layer model line up first to last."""
+    na, nb = len(a.layers), len(b.layers)
+    if na == nb:
+        return "layer", [float(i) for i in range(na)], [float(i) for i in range(nb)]
+    return (
+        "depth (layer / last layer)",
+        [i / max(na - 1, 1) for i in range(na)],
+        [i / max(nb - 1, 1) for i in range(nb)],
+    )
+
+
+def compare_layers(a: ModelHeadsReport, b: ModelHeadsReport) -> go.Figure:
+    """Two models' per-layer key HDI, each beside its random-subspace baseline, on the same axes."""
+    title, xa, xb = depth_axis(a, b)
+    fig = go.Figure()
+    for report, x, color, dash in (
+        (a, xa, COMPONENT_COLORS["variance"], "solid"),
+        (b, xb, COMPONENT_COLORS["covariance"], "dash"),
+    ):
+        label = report.model or "model"
+        fig.add_scatter(
+            x=x,
+            y=[layer.key_hdi for layer in report.layers],
+            mode="lines+markers",
+            name=f"{label}: key HDI",
+            line={"color": color, "dash": dash, "width": 2.5},
+        )
+        fig.add_scatter(
+            x=x,
+            y=[layer.random_hdi for layer in report.layers],
+            mode="lines",
+            name=f"{label}: random subspaces",
+            line={"color": color, "dash": "dot", "width": 1.5},
+            opacity=0.8,
+        )
+    fig.update_xaxes(title=title)
+    fig.update_yaxes(title="key HDI", range=[0, 1.02])
+    return styled(fig, f"{a.model or 'model'} against {b.model or 'model'}: key HDI by layer", height=360)
+
+
+def compare_sentence(a: ModelHeadsReport, b: ModelHeadsReport) -> str:
+    """One line read from the numbers the comparison draws: which model's key heads are more diverse on
+    average, and by how much against each one's random baseline. HDI of given weights has no Monte Carlo
+    error; the baseline's spread over layers says what a difference of chance size is."""
+    mean_a, mean_b = _mean_key(a), _mean_key(b)
+    if mean_a is None or mean_b is None:
+        return "One of the models has no layer with two key heads or more: nothing to compare."
+    base = [x.random_hdi for r in (a, b) for x in r.layers if x.random_hdi is not None]
+    spread = (max(base) - min(base)) if len(base) > 1 else 0.0
+    na, nb = a.model or "the first model", b.model or "the second model"
+    if abs(mean_a - mean_b) <= spread:
+        return (
+            f"Mean key HDI {fmt(mean_a)} ({na}) and {fmt(mean_b)} ({nb}): a difference of {fmt(abs(mean_a - mean_b))}, "
+            f"within the {fmt(spread)} the random baselines themselves vary by: no clear difference."
+        )
+    more, less = (na, nb) if mean_a > mean_b else (nb, na)
+    return (
+        f"{more}'s key heads are more diverse: mean key HDI {fmt(max(mean_a, mean_b))} against "
+        f"{fmt(min(mean_a, mean_b))} for {less}, a difference of {fmt(abs(mean_a - mean_b))} (the random "
+        f"baselines vary by {fmt(spread)})."
+    )
+
+
+def _mean_key(r: ModelHeadsReport) -> float | None:
+    keys = [x.key_hdi for x in r.layers if x.key_hdi is not None]
+    return sum(keys) / len(keys) if keys else None
+
+
 def summary(r: ModelHeadsReport, source: str) -> str:
     """One line on the model measured (`source`: "upload", "builtin" or "server") and its key HDI against
     chance."""

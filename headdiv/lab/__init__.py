@@ -24,10 +24,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from headdiv.client import ApiClient, ApiError
-from headdiv.lab.calls import CALLS, CallSpec, HeadsRequest
+from headdiv.lab.calls import CALLS, CallSpec, CompareHeadsRequest, HeadsRequest
 from headdiv.lab.results import Result
 from headdiv.schemas.fields import canonical, error_lines
-from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelHeadsReport
+from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelComparison, ModelHeadsReport
 from headdiv.workers.jobs.ids import job_id
 
 POLL_S = 2.0
@@ -217,18 +217,31 @@ class Lab:
                 where = "builtin" if builtin else "local"
                 got = api.get(f"/models/{where}/{query.model}/hdi", {"seed": query.seed}, slow=600)
                 return ModelHeadsReport.model_validate(got)
-            if os.path.isdir(query.model):
-                raise InvalidRequest(
-                    [
-                        f"model: {query.model} is a folder; a server takes one uploaded file, or measures the models "
-                        "it has itself (headdiv.connect(url).local_models())"
-                    ]
-                )
             form = {k: str(v) for k, v in (("num_heads", query.num_heads), ("num_kv_heads", query.num_kv_heads)) if v}
-            with open(query.model, "rb") as f:
-                files = {"file": (os.path.basename(query.model), f)}
+            # a folder goes as its checkpoint's files (config, index, shards; the rest stays here)
+            from headdiv.workers.models.checkpoint import is_model_file
+
+            folder = Path(query.model)
+            paths = [p for p in sorted(folder.iterdir()) if is_model_file(p.name)] if folder.is_dir() else [folder]
+            if folder.is_dir():
+                form["model"] = folder.resolve().name
+            with contextlib.ExitStack() as stack:
+                files = [("file", (p.name, stack.enter_context(open(p, "rb")))) for p in paths]
                 got = api.upload("/models/hdi", files, {**form, "seed": str(query.seed)}, slow=600)
             return ModelHeadsReport.model_validate(got)
+
+    def compare_heads(self, model: str, other: str, *, seed: int = 0) -> Result:
+        """Two models' heads measured alike (each as `heads` takes it, the same baseline seed), for reading on
+        the same axes: a base model and its fine-tune, two sizes of one family. Its figures draw both
+        models' per-layer key HDI against their baselines (by depth when their layer counts differ) and
+        each one's layers x heads diversity; its table is one row per model and layer."""
+        try:
+            query = CompareHeadsRequest(model=model, other=other, seed=seed)
+        except ValidationError as exc:
+            raise InvalidRequest(error_lines(exc.errors(include_url=False))) from None
+        a, b = (self.heads(name, seed=seed).result for name in (query.model, query.other))
+        assert isinstance(a, ModelHeadsReport) and isinstance(b, ModelHeadsReport)
+        return Result("compare_heads", query, ModelComparison(a=a, b=b))
 
 
 def _call(name: str) -> Callable[..., Result]:
@@ -282,3 +295,8 @@ def local_models() -> list[LocalModel]:
 def heads(model_or_path: str, **options: Any) -> Result:
     """Per-layer key and query HDI of a trained model (a built-in name or a `.safetensors` path)."""
     return default_lab().heads(model_or_path, **options)
+
+
+def compare_heads(model: str, other: str, *, seed: int = 0) -> Result:
+    """Two models' heads side by side (`Lab.compare_heads`)."""
+    return default_lab().compare_heads(model, other, seed=seed)

@@ -42,3 +42,11 @@ class HeadsRequest(StrictModel):
     num_heads: int | None = Field(None, ge=1, le=MAX_MODEL_HEADS, description="Query heads per layer (else read).")
     num_kv_heads: int | None = Field(None, ge=1, le=MAX_MODEL_HEADS, description="Key/value heads (grouped queries).")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of the random-subspace baseline.")
+
+
+class CompareHeadsRequest(StrictModel):
+    """Two trained models' heads, each named as `HeadsRequest.model` is, measured with one baseline seed."""
+
+    model: str = Field(min_length=1, description="The first model (a built-in's name, a path, a server model's id).")
+    other: str = Field(min_length=1, description="The model it is compared with, named alike.")
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of both random-subspace baselines.")

@@ -30,6 +30,13 @@ TRAINING_PARAMS = {
 }
 
 
+def _model_param(name: str) -> Page:
+    """The Real models view's parameter for a model: a built-in's name, else a server model's id."""
+    from headdiv.schemas.builtin_models import BUILTINS
+
+    return {"model": name} if name in BUILTINS else {"smodel": name}
+
+
 def _base(request: Any) -> Page:
     return request.base.model_dump(mode="json")
 
@@ -54,6 +61,7 @@ PAGE_OF: dict[str, Callable[[Any], Page]] = {
     },
     "theory": lambda r: {"tab": "architecture", "n": r.n, "budget": r.budget},
     "heads": lambda r: {"tab": "models", "model": r.model, "mseed": r.seed},
+    "compare_heads": lambda r: {"tab": "models", **_model_param(r.model), "cmodel": r.other, "mseed": r.seed},
 }
 """Call -> the page parameters of its request (a test checks every call has an entry or says why not)."""
 
@@ -75,6 +83,13 @@ def link_of(call: str, request: BaseModel) -> tuple[str, bool]:
     view = next(v for v in VIEWS if v.id == state.get("tab"))
     if call == "heads":  # the Real models view reads a built-in model by name and seed (no job)
         exact = not state.notices and (state.get("model"), state.get("mseed")) == (request.model, request.seed)  # type: ignore[attr-defined]
+    elif call == "compare_heads":  # both models by name (a built-in or a server's), one seed (no job)
+        first = state.get("smodel") or state.get("model")
+        exact = not state.notices and (first, state.get("cmodel"), state.get("mseed")) == (
+            request.model,  # type: ignore[attr-defined]
+            request.other,  # type: ignore[attr-defined]
+            request.seed,  # type: ignore[attr-defined]
+        )
     else:
         builders = [job.build for job in view.jobs] or [simulation_request]
         exact = not state.notices and any(_same(build(state), wanted) for build in builders)

@@ -11,7 +11,7 @@ from headdiv.figures.theme import fmt, fmt_se
 from headdiv.figures.verdicts import covariance_verdict, diversity_verdict, training_verdict
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport, TheoryReport
+from headdiv.schemas.results.reports import HdiReport, ModelComparison, ModelHeadsReport, TheoryReport
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 
@@ -84,6 +84,12 @@ def _theory(r: TheoryReport) -> Rows:
     ]
 
 
+def _comparison(r: ModelComparison) -> Rows:
+    from headdiv.figures.models import compare_sentence
+
+    return [*_model(r.a)[:1], *_model(r.b)[:1], ("comparison", compare_sentence(r.a, r.b))]
+
+
 def _model(r: ModelHeadsReport) -> Rows:
     rows: Rows = [("model", f"{r.model or 'file'}: {len(r.layers)} layers, {r.num_heads} heads of d_k={r.d_k}")]
     rows += [(f"layer {x.layer}", f"key HDI {fmt(x.key_hdi)} (random {fmt(x.random_hdi)})") for x in r.layers]
@@ -100,6 +106,7 @@ SUMMARIES: dict[type[ResultModel], Callable[[Any], Rows]] = {
     HdiReport: _hdi,
     TheoryReport: _theory,
     ModelHeadsReport: _model,
+    ModelComparison: _comparison,
 }
 """Result model -> its key numbers (a test checks every kind and report has an entry)."""
 
@@ -130,6 +137,7 @@ TABLES: dict[type[ResultModel], Callable[[Any], Table]] = {
     ModelHeadsReport: lambda r: [
         {"layer": x.layer, "key_hdi": x.key_hdi, "query_hdi": x.query_hdi, "random_hdi": x.random_hdi} for x in r.layers
     ],
+    ModelComparison: lambda r: r.rows(),
 }
 """Result model -> its rows (one dict per row) for `Result.to_frame()`."""
 

@@ -24,7 +24,7 @@ from headdiv.figures import models as figs
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.csv_tables import head_clusters_csv
 from headdiv.schemas.fields import MAX_SEED
-from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.schemas.results.reports import ModelComparison, ModelHeadsReport
 
 VIEW_ID = "models"
 DEFAULT_MODEL = next(iter(BUILTINS))
@@ -106,6 +106,29 @@ def layout(state: PageState) -> Component:
                         "instead of the built-in one.",
                     ),
                     control(
+                        "compare with",
+                        html.Div(
+                            [
+                                dcc.Input(
+                                    id="mdl-compare",
+                                    type="text",
+                                    value=state.get("cmodel") or "",
+                                    debounce=True,
+                                    list="mdl-compare-list",
+                                    placeholder="none",
+                                    className="text-input",
+                                ),
+                                html.Datalist(
+                                    [html.Option(value=name, label="built-in") for name in BUILTINS],
+                                    id="mdl-compare-list",
+                                ),
+                            ]
+                        ),
+                        "cmodel",
+                        "A second model (a built-in's name or a model on this server) drawn beside the first on "
+                        "the same axes: a base model and its fine-tune, two sizes of one family.",
+                    ),
+                    control(
                         "layer",
                         # the charts follow the thumb: a layer needs no computation, only drawing from the
                         # report on the page (built-in or uploaded); the drag is one history entry (live.js)
@@ -172,16 +195,33 @@ def layout(state: PageState) -> Component:
                     html.Div([graph("mdl-dendro"), graph("mdl-clustered")], className="chart-row"),
                     html.Div([graph("mdl-contrib")], className="chart-row one"),
                     html.Div(id="mdl-prune", className="verdict", role="status"),
+                    html.H4("The whole model at a glance"),
+                    html.Div([graph("mdl-diversity")], className="chart-row one"),
                 ],
                 id="mdl-charts",
+            ),
+            dcc.Store(id="mdl-cmp-result"),
+            html.Div(id="mdl-cmp-status", className="job-status", role="status"),
+            html.Div(
+                [
+                    html.H4("Two models on the same axes"),
+                    html.Div([graph("mdl-cmp-layers")], className="chart-row one"),
+                    html.Div(id="mdl-cmp-verdict", className="verdict", role="status"),
+                    html.Div([graph("mdl-cmp-div-a"), graph("mdl-cmp-div-b")], className="chart-row"),
+                    download_bar("mdl-cmp"),
+                ],
+                id="mdl-cmp-charts",
+                style=HIDDEN,
             ),
         ],
         "models",
     )
 
 
-CHARTS = ("mdl-layers", "mdl-overlap", "mdl-angles", "mdl-dendro", "mdl-clustered", "mdl-contrib")
-"""The view's charts, in the order `_figures` draws them (every one of the layer shown)."""
+CHARTS = ("mdl-layers", "mdl-overlap", "mdl-angles", "mdl-dendro", "mdl-clustered", "mdl-contrib", "mdl-diversity")
+"""The view's charts, in the order `_figures` draws them (every one of the layer shown, and the whole model)."""
+COMPARE_CHARTS = ("mdl-cmp-layers", "mdl-cmp-div-a", "mdl-cmp-div-b")
+"""The comparison's charts, in the order `_compare_figures` draws them."""
 
 SHOWN: dict[str, str] = {}
 HIDDEN = {"display": "none"}
@@ -222,6 +262,14 @@ def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
         return no_update, f"{name}: the API answered with something that is not a model report", no_update
     entry = {"source": "upload", "picked": picked, "result": uploaded["result"]}
     return entry, figs.summary(report, "upload"), SHOWN
+
+
+def _identity(entry: dict[str, Any]) -> list[Any]:
+    """What tells one measured model on screen from another, cheaply (an upload has no name in the URL): its
+    source, name, layer count and first layer's key HDI."""
+    result = entry.get("result") or {}
+    layers = result.get("layers") or [{}]
+    return [entry.get("source"), result.get("model"), len(layers), layers[0].get("key_hdi")]
 
 
 def sentence(message: str) -> str:
@@ -268,24 +316,27 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
     @app.callback(
         Output("mdl-local-list", "children"),
+        Output("mdl-compare-list", "children"),
         Input(view_state(VIEW_ID), "data"),
         State("mdl-local-list", "children"),
         prevent_initial_call=True,
     )
     def _server_models(data: Any, listed: Any) -> Any:
-        """The server's models as suggestions, asked once when the view first opens (the server keeps its
-        listing); those whose layout cannot be read are not offered."""
+        """The server's models as suggestions (and, with the built-ins, as models to compare with), asked
+        once when the view first opens (the server keeps its listing); those whose layout cannot be read are
+        not offered."""
         if listed or PageState.from_data(data).get("tab") != VIEW_ID:
-            return no_update
+            return no_update, no_update
         try:
             models = client.get("/models/local")["models"]
         except ApiError:
-            return no_update
-        return [
+            return no_update, no_update
+        options = [
             html.Option(value=m["id"], label=f"{m['style']}, {m['layers']} layers, {m['size_bytes'] / 2**20:.0f} MB")
             for m in models
             if m["style"] is not None
         ]
+        return options, [*(html.Option(value=name, label="built-in") for name in BUILTINS), *options]
 
     @app.callback(
         *chart_outputs(CHARTS),
@@ -299,7 +350,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     def _figures(entry: Any, data: Any) -> Any:
         """Every chart of the layer shown (one round trip when the layer or the heads clustered change)."""
         if not entry or "error" in entry or "result" not in entry:  # the status line says why; charts hidden
-            return (no_update,) * 9
+            return (no_update,) * (len(CHARTS) + 3)
         result = ModelHeadsReport.model_validate(entry["result"])
         st = PageState.from_data(data)
         top = max(len(result.layers) - 1, 0)
@@ -313,9 +364,65 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             figs.dendrogram_figure(result, layer, which),
             figs.clustered_heatmap(result, layer, which),
             figs.contribution_bars(result, layer, which),
+            figs.diversity_heatmap(result, which),
             prune_forecast(result, layer, which),
             top,
             marks,
+        )
+
+    register_exports(app, "mdl-cmp", "model-comparison", store="mdl-cmp-result", model=ModelComparison)
+
+    @app.callback(
+        Output("mdl-cmp-result", "data"),
+        Output("mdl-cmp-status", "children"),
+        Output("mdl-cmp-charts", "style"),
+        Input("mdl-result", "data"),
+        Input(view_state(VIEW_ID), "data"),
+        State("mdl-cmp-result", "data"),
+        prevent_initial_call=True,
+    )
+    def _compare(entry: Any, data: Any, current: Any) -> Any:
+        """The model on screen and the one to compare with (`cmodel`), measured with the same seed: one
+        comparison in the store (asked again only when either model or the seed changes)."""
+        st = PageState.from_data(data)
+        other = str(st.get("cmodel") or "")
+        if st.get("tab") != VIEW_ID:
+            return no_update, no_update, no_update
+        if not other or not entry or "result" not in entry:
+            return ({}, "", HIDDEN) if current else (no_update, no_update, no_update)
+        seed = int(st.get("mseed", 0) or 0)
+        key = [*_identity(entry), other, seed]
+        if (current or {}).get("key") == key:
+            return no_update, no_update, no_update
+        source = "builtin" if other in BUILTINS else "server"
+        try:
+            raw = client.get(f"{API_PATHS[source]}/{other}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
+        except ApiError as exc:
+            return {"key": key}, f"Compare with {other}: {sentence(exc.message)}", HIDDEN
+        a = ModelHeadsReport.model_validate(entry["result"])
+        b = ModelHeadsReport.model_validate(raw)
+        if b.model is None or b.model == a.model:
+            b = b.model_copy(update={"model": other if b.model is None else f"{other} (second)"})
+        result = ModelComparison(a=a, b=b).model_dump(mode="json")
+        return {"key": key, "result": result}, "", SHOWN
+
+    @app.callback(
+        *chart_outputs(COMPARE_CHARTS),
+        Output("mdl-cmp-verdict", "children"),
+        Input("mdl-cmp-result", "data"),
+        Input(view_state(VIEW_ID), "data"),
+        prevent_initial_call=True,
+    )
+    def _compare_figures(stored: Any, data: Any) -> Any:
+        if not stored or "result" not in stored:
+            return (no_update,) * (len(COMPARE_CHARTS) + 1)
+        both = ModelComparison.model_validate(stored["result"])
+        which = str(PageState.from_data(data).get("mheads", "key"))
+        return (
+            figs.compare_layers(both.a, both.b),
+            figs.diversity_heatmap(both.a, which),
+            figs.diversity_heatmap(both.b, which),
+            figs.compare_sentence(both.a, both.b),
         )
 
     @app.callback(
@@ -357,7 +464,7 @@ VIEW = View(
     label="Real models",
     layout=layout,
     register_callbacks=register_callbacks,
-    charts=CHARTS,
+    charts=CHARTS + COMPARE_CHARTS,
     url_params=[
         Param(
             "model",
@@ -375,6 +482,15 @@ VIEW = View(
             to_component=lambda v: v or "",
             from_component=lambda c: str(c).strip() if c else "",
             help="A model on this server (GET /api/v1/models/local) measured instead of the built-in one.",
+        ),
+        Param(
+            "cmodel",
+            "name",
+            "",
+            component="mdl-compare",
+            to_component=lambda v: v or "",
+            from_component=lambda c: str(c).strip() if c else "",
+            help="A second model (a built-in's name or a server model's id) drawn beside the first.",
         ),
         Param("layer", "int", 0, component="mdl-layer", lo=0, hi=MAX_LAYER, help="Layer whose key overlap is drawn."),
         Param("mseed", "int", 0, component="mdl-seed", lo=0, hi=MAX_SEED, help="Seed of the random-subspace baseline."),

@@ -90,6 +90,15 @@ class LayerHeads(ResultModel):
     query_overlap: Matrix
     clusters: LayerClusters
 
+    def head_diversity(self, which: str = "key") -> list[float] | None:
+        """Each head's diversity: its mean distance `1 - s_hh'` to the layer's other heads (docs/model.md
+        section 6's overlap; their mean is the layer's HDI). None with fewer than two heads."""
+        overlap = self.query_overlap if which == "query" else self.key_overlap
+        h = len(overlap)
+        if h < 2:
+            return None
+        return [sum(1.0 - overlap[i][j] for j in range(h) if j != i) / (h - 1) for i in range(h)]
+
 
 class ModelHeadsReport(ResultModel):
     """Per-layer HDI of a trained model's attention heads (docs/model.md section 6)."""
@@ -103,6 +112,41 @@ class ModelHeadsReport(ResultModel):
     seed: int
     expected_random_hdi: float | None
     layers: list[LayerHeads]
+
+    def head_diversity(self, which: str = "key") -> list[list[float] | None]:
+        """Layers x heads: each head's diversity (`LayerHeads.head_diversity`), one row per layer."""
+        return [layer.head_diversity(which) for layer in self.layers]
+
+
+class ModelComparison(ResultModel):
+    """Two models' heads measured alike (the same baseline seed), to be read on the same axes: a base model
+    and its fine-tune, or two sizes of one family."""
+
+    a: ModelHeadsReport
+    b: ModelHeadsReport
+
+    def rows(self) -> list[dict[str, object]]:
+        """One row per model and layer: its HDI, the baseline's, its depth (layer / last layer, where two
+        models of different depths meet) and each key head's diversity (`head_1`, ...): the numbers the
+        comparison draws, as one table for a CSV or a DataFrame."""
+        width = max((len(r or []) for m in (self.a, self.b) for r in m.head_diversity()), default=0)
+        out: list[dict[str, object]] = []
+        for which, m in (("a", self.a), ("b", self.b)):
+            last = max(len(m.layers) - 1, 1)
+            for i, (layer, heads) in enumerate(zip(m.layers, m.head_diversity(), strict=True)):
+                row: dict[str, object] = {
+                    "model": which,
+                    "name": m.model,
+                    "layer": layer.layer,
+                    "stack": layer.stack,
+                    "depth": i / last,
+                    "key_hdi": layer.key_hdi,
+                    "query_hdi": layer.query_hdi,
+                    "random_hdi": layer.random_hdi,
+                }
+                row.update({f"head_{h + 1}": (heads[h] if heads and h < len(heads) else None) for h in range(width)})
+                out.append(row)
+        return out
 
 
 class BuiltinModel(ResultModel):
