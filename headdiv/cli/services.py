@@ -22,11 +22,10 @@ from headdiv.cli.common import (
 
 
 def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import uvicorn
     from pydantic import ValidationError
 
     from headdiv.schemas.vouching import dashboard_key
-    from headdiv.server.http_guard import uvicorn_config
+    from headdiv.server.http_guard import Server, uvicorn_config
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
 
@@ -70,7 +69,7 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         config = uvicorn_config(
             create_app(settings), settings, settings.host, settings.port, access_log=settings.access_log
         )
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
         return EXIT_OK
     # several processes on the one socket: each builds the app from the environment (the host and port
     # chosen here included, so that its dashboard calls this server's API)
@@ -171,12 +170,11 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import uvicorn
     from starlette.middleware.gzip import GZipMiddleware
 
     from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
     from headdiv.server.dashboard_mount import dashboard_app
-    from headdiv.server.http_guard import uvicorn_config
+    from headdiv.server.http_guard import Server, uvicorn_config
     from headdiv.server.main import COMPRESS_FROM_BYTES
     from headdiv.server.refusals import RefusalLogMiddleware
     from headdiv.server.settings import ServerSettings
@@ -193,5 +191,5 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     served = GZipMiddleware(dashboard.app, minimum_size=COMPRESS_FROM_BYTES)
     guarded = RefusalLogMiddleware(SecurityHeadersMiddleware(served, csp=csp))
     config = uvicorn_config(guarded, settings, args.host, args.port)
-    uvicorn.Server(config).run(sockets=[sock])
+    Server(config).run(sockets=[sock])
     return EXIT_OK

@@ -128,6 +128,13 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
             label="embedded",
             help="Only the view's charts, for a frame in another page (no header, sidebar, tabs or text).",
         ),
+        Param(
+            "present",
+            "bool",
+            False,
+            label="present to the room",
+            help="Present this page to a room: phones that open the room's link follow it (assets/room.js).",
+        ),
         replace(checkbox("large", False, "large-fonts", "Large fonts for projectors."), label="large fonts"),
         Param(
             "img",

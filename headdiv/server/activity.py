@@ -10,6 +10,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 IGNORED_PATHS = frozenset({"/api/v1/health"})
 """Requests that are nobody's wait: a load balancer's or a start script's health polls."""
+STREAMS = "/events"
+"""A room follower's event stream stays open for the whole lecture: it is nobody's wait either."""
 
 
 class Activity:
@@ -42,7 +44,8 @@ class ActivityMiddleware:
         self.app, self.activity = app, activity
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path") in IGNORED_PATHS:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path in IGNORED_PATHS or path.endswith(STREAMS):
             await self.app(scope, receive, send)
             return
         activity = self.activity

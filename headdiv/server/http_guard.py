@@ -27,6 +27,7 @@ import asyncio
 import json
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from headdiv.server.refusals import log_refusal
@@ -314,11 +315,22 @@ def connection_limit(configured: int | None, descriptors: int) -> int:
     return configured if configured is not None else max(64, descriptors - 128)
 
 
+class Server(uvicorn.Server):
+    """`uvicorn.Server` that first ends the rooms' event streams when it stops (`headdiv.server.rooms`): a
+    stream never ends by itself, and each would hold the stop for the graceful timeout, then be cancelled."""
+
+    async def shutdown(self, sockets: Any = None) -> None:
+        from headdiv.server.rooms import end_streams
+
+        end_streams()
+        await asyncio.sleep(0)  # the woken streams end before the connections are waited for
+        await super().shutdown(sockets)
+
+
 def uvicorn_config(app: Any, settings: Any, host: str, port: int, workers: int = 1, **extra: Any) -> Any:
     """The server's uvicorn configuration: the guarded protocol and the connection limits of `settings`.
     With several `workers`, `app` is an import string of an app factory, and each process reads its limits
     from the environment (what crosses to a worker process must be importable)."""
-    import uvicorn
 
     protocol: Any = (
         guarded_protocol(settings.max_head_bytes, settings.max_headers, settings.head_timeout_s)
@@ -338,5 +350,11 @@ def uvicorn_config(app: Any, settings: Any, host: str, port: int, workers: int =
         limit_concurrency=connection_limit(settings.max_connections, raise_descriptor_limit()),
         workers=workers,
         factory=workers > 1,
+        # a room's followers hold their event streams for the whole lecture, long-polls up to a minute: a
+        # stop waits this long for them, then ends them (their clients reconnect to whatever comes next)
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         **extra,
     )
+
+
+GRACEFUL_SHUTDOWN_S = 5

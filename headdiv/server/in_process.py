@@ -33,15 +33,14 @@ def free_port() -> int:
 def start(name: str, timeout_s: float = 120.0, **settings: Any) -> InProcess:
     """Start the app in a daemon thread called `name` (`settings` override the server's, no Redis by default);
     returns once it answers, or raises `RuntimeError` when it stops or takes longer than `timeout_s`."""
-    import uvicorn
 
-    from headdiv.server.http_guard import uvicorn_config
+    from headdiv.server.http_guard import Server, uvicorn_config
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
 
     port = free_port()
     config = ServerSettings(**{"redis_url": None, **settings, "host": HOST, "port": port})
-    server = uvicorn.Server(uvicorn_config(create_app(config), config, HOST, port, log_level="warning"))
+    server = Server(uvicorn_config(create_app(config), config, HOST, port, log_level="warning"))
     thread = threading.Thread(target=server.run, name=name, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout_s

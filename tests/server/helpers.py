@@ -22,7 +22,7 @@ import redis
 import uvicorn
 from fastapi import FastAPI
 
-from headdiv.server.http_guard import uvicorn_config
+from headdiv.server.http_guard import Server, uvicorn_config
 from headdiv.server.settings import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,7 +196,7 @@ class ServerThread:
             config = uvicorn_config(app, settings, "127.0.0.1", self.port, log_level="warning")
         else:
             config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
+        self.server = Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> ServerThread:

@@ -20,13 +20,14 @@ from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View
+from headdiv.dashboard.views.model_compare import COMPARE_CHARTS, compare_control, compare_section, register_compare
+from headdiv.dashboard.views.model_measure import HIDDEN, SHOWN, VIEW_ID, measured
 from headdiv.figures import models as figs
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.csv_tables import head_clusters_csv
 from headdiv.schemas.fields import MAX_SEED
-from headdiv.schemas.results.reports import ModelComparison, ModelHeadsReport
+from headdiv.schemas.results.reports import ModelHeadsReport
 
-VIEW_ID = "models"
 DEFAULT_MODEL = next(iter(BUILTINS))
 MAX_LAYER = 255
 
@@ -105,29 +106,7 @@ def layout(state: PageState) -> Component:
                         "A model this server has on disk (its models folder or Hugging Face cache), measured "
                         "instead of the built-in one.",
                     ),
-                    control(
-                        "compare with",
-                        html.Div(
-                            [
-                                dcc.Input(
-                                    id="mdl-compare",
-                                    type="text",
-                                    value=state.get("cmodel") or "",
-                                    debounce=True,
-                                    list="mdl-compare-list",
-                                    placeholder="none",
-                                    className="text-input",
-                                ),
-                                html.Datalist(
-                                    [html.Option(value=name, label="built-in") for name in BUILTINS],
-                                    id="mdl-compare-list",
-                                ),
-                            ]
-                        ),
-                        "cmodel",
-                        "A second model (a built-in's name or a model on this server) drawn beside the first on "
-                        "the same axes: a base model and its fine-tune, two sizes of one family.",
-                    ),
+                    compare_control(state),
                     control(
                         "layer",
                         # the charts follow the thumb: a layer needs no computation, only drawing from the
@@ -200,19 +179,7 @@ def layout(state: PageState) -> Component:
                 ],
                 id="mdl-charts",
             ),
-            dcc.Store(id="mdl-cmp-result"),
-            html.Div(id="mdl-cmp-status", className="job-status", role="status"),
-            html.Div(
-                [
-                    html.H4("Two models on the same axes"),
-                    html.Div([graph("mdl-cmp-layers")], className="chart-row one"),
-                    html.Div(id="mdl-cmp-verdict", className="verdict", role="status"),
-                    html.Div([graph("mdl-cmp-div-a"), graph("mdl-cmp-div-b")], className="chart-row"),
-                    download_bar("mdl-cmp"),
-                ],
-                id="mdl-cmp-charts",
-                style=HIDDEN,
-            ),
+            compare_section(),
         ],
         "models",
     )
@@ -220,32 +187,10 @@ def layout(state: PageState) -> Component:
 
 CHARTS = ("mdl-layers", "mdl-overlap", "mdl-angles", "mdl-dendro", "mdl-clustered", "mdl-contrib", "mdl-diversity")
 """The view's charts, in the order `_figures` draws them (every one of the layer shown, and the whole model)."""
-COMPARE_CHARTS = ("mdl-cmp-layers", "mdl-cmp-div-a", "mdl-cmp-div-b")
-"""The comparison's charts, in the order `_compare_figures` draws them."""
-
-SHOWN: dict[str, str] = {}
-HIDDEN = {"display": "none"}
-BUILTIN_SECONDS = 60.0
-"""A built-in model's first measurement reads and decomposes every layer (seconds; cached after)."""
-
-
-API_PATHS = {"builtin": "/models/builtin", "server": "/models/local"}
-"""Where the API measures a model the page names: a built-in one, or one of the server's own."""
-
-
-def _measured(client: ApiClient, source: str, model: str, seed: int) -> tuple[Any, Any, Any]:
-    """A built-in model's or a server model's entry, the status line and the charts' visibility: a refusal
-    reads as one sentence with no blank charts under it, in the same round trip."""
-    try:
-        result = client.get(f"{API_PATHS[source]}/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
-    except ApiError as exc:
-        return {"error": exc.message}, sentence(exc.message), HIDDEN
-    entry = {"source": source, "model": model, "seed": seed, "result": result}
-    return entry, figs.summary(ModelHeadsReport.model_validate(result), source), SHOWN
 
 
 def _builtin(client: ApiClient, model: str, seed: int) -> tuple[Any, Any, Any]:
-    return _measured(client, "builtin", model, seed)
+    return measured(client, "builtin", model, seed)
 
 
 def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
@@ -262,22 +207,6 @@ def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
         return no_update, f"{name}: the API answered with something that is not a model report", no_update
     entry = {"source": "upload", "picked": picked, "result": uploaded["result"]}
     return entry, figs.summary(report, "upload"), SHOWN
-
-
-def _identity(entry: dict[str, Any]) -> list[Any]:
-    """What tells one measured model on screen from another, cheaply (an upload has no name in the URL): its
-    source, name, layer count and first layer's key HDI."""
-    result = entry.get("result") or {}
-    layers = result.get("layers") or [{}]
-    return [entry.get("source"), result.get("model"), len(layers), layers[0].get("key_hdi")]
-
-
-def sentence(message: str) -> str:
-    """An API refusal as one plain sentence (capital first, full stop last): the page shows it alone."""
-    text = message.strip()
-    if not text:
-        return "The model could not be measured."
-    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
@@ -312,7 +241,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         wanted = on_server or model
         if current.get("source") == source and current.get("model") == wanted and current.get("seed") == seed:
             return no_update, no_update, no_update  # a layer change needs no new request
-        return _measured(client, source, wanted, seed)
+        return measured(client, source, wanted, seed)
 
     @app.callback(
         Output("mdl-local-list", "children"),
@@ -370,60 +299,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             marks,
         )
 
-    register_exports(app, "mdl-cmp", "model-comparison", store="mdl-cmp-result", model=ModelComparison)
-
-    @app.callback(
-        Output("mdl-cmp-result", "data"),
-        Output("mdl-cmp-status", "children"),
-        Output("mdl-cmp-charts", "style"),
-        Input("mdl-result", "data"),
-        Input(view_state(VIEW_ID), "data"),
-        State("mdl-cmp-result", "data"),
-        prevent_initial_call=True,
-    )
-    def _compare(entry: Any, data: Any, current: Any) -> Any:
-        """The model on screen and the one to compare with (`cmodel`), measured with the same seed: one
-        comparison in the store (asked again only when either model or the seed changes)."""
-        st = PageState.from_data(data)
-        other = str(st.get("cmodel") or "")
-        if st.get("tab") != VIEW_ID:
-            return no_update, no_update, no_update
-        if not other or not entry or "result" not in entry:
-            return ({}, "", HIDDEN) if current else (no_update, no_update, no_update)
-        seed = int(st.get("mseed", 0) or 0)
-        key = [*_identity(entry), other, seed]
-        if (current or {}).get("key") == key:
-            return no_update, no_update, no_update
-        source = "builtin" if other in BUILTINS else "server"
-        try:
-            raw = client.get(f"{API_PATHS[source]}/{other}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
-        except ApiError as exc:
-            return {"key": key}, f"Compare with {other}: {sentence(exc.message)}", HIDDEN
-        a = ModelHeadsReport.model_validate(entry["result"])
-        b = ModelHeadsReport.model_validate(raw)
-        if b.model is None or b.model == a.model:
-            b = b.model_copy(update={"model": other if b.model is None else f"{other} (second)"})
-        result = ModelComparison(a=a, b=b).model_dump(mode="json")
-        return {"key": key, "result": result}, "", SHOWN
-
-    @app.callback(
-        *chart_outputs(COMPARE_CHARTS),
-        Output("mdl-cmp-verdict", "children"),
-        Input("mdl-cmp-result", "data"),
-        Input(view_state(VIEW_ID), "data"),
-        prevent_initial_call=True,
-    )
-    def _compare_figures(stored: Any, data: Any) -> Any:
-        if not stored or "result" not in stored:
-            return (no_update,) * (len(COMPARE_CHARTS) + 1)
-        both = ModelComparison.model_validate(stored["result"])
-        which = str(PageState.from_data(data).get("mheads", "key"))
-        return (
-            figs.compare_layers(both.a, both.b),
-            figs.diversity_heatmap(both.a, which),
-            figs.diversity_heatmap(both.b, which),
-            figs.compare_sentence(both.a, both.b),
-        )
+    register_compare(app, client)
 
     @app.callback(
         Output("mdl-clusters-download", "data"),

@@ -9,12 +9,12 @@ from fastapi.responses import JSONResponse
 
 from headdiv.server.api.deps import refuse_unknown_query
 from headdiv.server.api.errors import refused
-from headdiv.server.api.routes import computations, foundations, hdi, health, jobs, models, polls, theory
+from headdiv.server.api.routes import computations, foundations, hdi, health, jobs, models, polls, rooms, theory
 
 API_PREFIX = "/api/v1"
 
 api_router = APIRouter(prefix=API_PREFIX, dependencies=[Depends(refuse_unknown_query)])
-for module in (health, computations, jobs, hdi, theory, foundations, models, polls):
+for module in (health, computations, jobs, hdi, theory, foundations, models, polls, rooms):
     api_router.include_router(module.router)
 
 fallback_router = APIRouter(include_in_schema=False)

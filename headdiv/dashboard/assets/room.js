@@ -1,0 +1,269 @@
+// Present to the room (headdiv/server/rooms.py): the lecturer's page sends what it shows to a room, and every
+// phone that opened /r/<code> shows the same, live.
+//
+// Lecturer: "Present to the room" in the header (or ?present=1) makes a room (POST /api/v1/rooms); its code,
+// link and QR code are shown with how many phones follow. The token that lets this page change the room is
+// kept in this tab's session storage, never in a link. Each change of the page's URL (view, every parameter,
+// tour step, large fonts) is sent (PUT .../state), the newest only: one request in flight, the latest state
+// after it. The class poll of a prediction step is sent while it is open (before the reveal).
+//
+// Follower (/r/<code>): a server-sent-event stream; each state is applied as the page's own history entry
+// (the URL-sync and the views draw it from the same cached answers as everyone's). A control touched here
+// means exploring on one's own: states keep arriving but are not applied until "Back to the lecturer". An
+// open poll shows a link to its voting page in a panel; the reveal closes it. A dropped stream reconnects (the
+// browser's EventSource) and is sent the current state again.
+(function () {
+  var ROOM = /^\/r\/([A-HJ-NP-Z2-9]{6})\/?$/;
+  var KEY = "headdiv-room";
+  var PRESENT = /(^|[?&])present=(1|true|on|yes)(&|$)/;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function bar() {
+    var b = document.getElementById("room-bar");
+    if (!b) {
+      b = el("div", "room-bar");
+      b.id = "room-bar";
+      b.setAttribute("role", "region");
+      b.setAttribute("aria-label", "room");
+      document.body.insertBefore(b, document.body.firstChild);
+    }
+    b.textContent = "";
+    return b;
+  }
+  // the page's query without what is only the lecturer's (present=1)
+  function shownQuery() {
+    var q = window.location.search.replace(/^\?/, "").split("&").filter(function (p) {
+      return p && !/^present=/.test(p);
+    }).join("&");
+    return q ? "?" + q : "";
+  }
+  // the poll a prediction step has open on the lecturer's page, until its answer is revealed
+  function openPoll() {
+    var gate = document.getElementById("tour-gate");
+    var link = document.getElementById("tour-poll-link");
+    if (!gate || !link || !/\bconceal\b/.test(gate.className)) return null;
+    var m = /\/vote\/([A-Za-z0-9_-]{16})/.exec(link.getAttribute("href") || "");
+    return m ? m[1] : null;
+  }
+
+  // ---- lecturer ------------------------------------------------------------------------------------
+  var room = null, sending = false, pending = false, lastSent = null, keepalive = null;
+
+  function saved() {
+    try { return JSON.parse(window.sessionStorage.getItem(KEY) || "null"); } catch (e) { return null; }
+  }
+  function present() {
+    var known = saved();
+    if (known && known.code && known.token) { room = known; showPresenting(); send(true); return; }
+    fetch("/api/v1/rooms", { method: "POST", credentials: "same-origin" })
+      .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
+      .then(function (a) {
+        if (!a.ok) { showProblem(a.body.message || a.body.detail || "the room could not be made"); return; }
+        room = a.body;
+        window.sessionStorage.setItem(KEY, JSON.stringify(room));
+        showPresenting();
+        send(true);
+      })
+      .catch(function () { showProblem("the server could not be reached"); });
+  }
+  function showProblem(text) {
+    var b = bar();
+    b.appendChild(el("span", "room-problem", "Present to the room: " + text));
+  }
+  function showPresenting() {
+    var b = bar();
+    b.classList.add("presenting");
+    var img = el("img", "room-qr");
+    img.src = room.qr;
+    img.alt = "QR code of " + room.follow_url;
+    var words = el("div", "room-words");
+    words.appendChild(el("strong", "room-code", "Room " + room.code));
+    var link = el("a", "room-link", room.follow_url);
+    link.href = room.follow_url;
+    link.target = "_blank";
+    words.appendChild(el("span", "", " follow at "));
+    words.appendChild(link);
+    var count = el("span", "room-count", "");
+    count.id = "room-count";
+    count.setAttribute("aria-live", "polite");
+    words.appendChild(count);
+    var end = el("button", "btn btn-small", "End presenting");
+    end.type = "button";
+    end.addEventListener("click", stopPresenting);
+    b.appendChild(img);
+    b.appendChild(words);
+    b.appendChild(end);
+  }
+  function followers(n) {
+    var c = document.getElementById("room-count");
+    if (c) c.textContent = " · " + n + (n === 1 ? " phone follows" : " phones follow");
+  }
+  // the newest state, one request at a time; `force` re-sends the same (keeps the room alive)
+  function send(force) {
+    if (!room) return;
+    var state = { query: shownQuery(), poll: openPoll() };
+    var text = JSON.stringify(state);
+    if (!force && text === lastSent) return;
+    if (sending) { pending = true; return; }
+    sending = true;
+    lastSent = text;
+    fetch("/api/v1/rooms/" + room.code + "/state", {
+      method: "PUT",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-headdiv-lecturer": room.token },
+      body: text
+    }).then(function (r) {
+      if (r.status === 404 || r.status === 403) { ended("the room has ended"); return null; }
+      return r.json();
+    }).then(function (body) { if (body) followers(body.followers); })
+      .catch(function () { /* the next change or keep-alive tries again */ })
+      .then(function () {
+        sending = false;
+        if (pending) { pending = false; send(false); }
+      });
+  }
+  function ended(text) {
+    window.sessionStorage.removeItem(KEY);
+    room = null;
+    clearInterval(keepalive);
+    var b = bar();
+    b.appendChild(el("span", "room-problem", text));
+  }
+  function stopPresenting() {
+    if (!room) return;
+    fetch("/api/v1/rooms/" + room.code, {
+      method: "DELETE", credentials: "same-origin", headers: { "x-headdiv-lecturer": room.token }
+    }).catch(function () { /* it ends by itself when idle */ });
+    ended("Presenting ended.");
+  }
+
+  // ---- follower ------------------------------------------------------------------------------------
+  var code = null, latest = null, away = false, applying = false, source = null;
+
+  function apply(state) {
+    latest = state;
+    window.headdivRoom.latest = state;
+    votePanel(state.poll);
+    if (away) return;
+    var target = "/r/" + code + (state.query || "");
+    if (window.location.pathname + window.location.search === target) return;
+    applying = true;
+    window.history.pushState(null, "", target);
+    window.dispatchEvent(new PopStateEvent("popstate", { state: null }));
+    applying = false;
+    window.headdivRoom.applied += 1;
+  }
+  function showFollowing() {
+    var b = bar();
+    b.classList.add("follower");
+    document.body.classList.add("room-follower");
+    b.classList.remove("away");
+    b.appendChild(el("span", "room-words", "Following the lecturer · room " + code));
+  }
+  function stepAway() {
+    if (away || !latest) return;
+    away = true;
+    var b = bar();
+    b.classList.add("follower");
+    b.classList.add("away");
+    b.appendChild(el("span", "room-words", "Exploring on your own · room " + code + " "));
+    var back = el("button", "btn btn-small", "Back to the lecturer");
+    back.type = "button";
+    back.id = "room-back";
+    back.addEventListener("click", function () {
+      away = false;
+      showFollowing();
+      if (latest) apply(latest);
+    });
+    b.appendChild(back);
+  }
+  function votePanel(poll) {
+    var panel = document.getElementById("room-vote");
+    if (!poll) { if (panel) panel.remove(); return; }
+    if (panel && panel.getAttribute("data-poll") === poll) return;
+    if (panel) panel.remove();
+    panel = el("div", "room-vote");
+    panel.id = "room-vote";
+    panel.setAttribute("data-poll", poll);
+    panel.setAttribute("role", "region");
+    panel.setAttribute("aria-label", "the lecturer's question");
+    panel.appendChild(el("p", "", "The lecturer asks the class a question."));
+    // its own page (pages are never framed here: frame-ancestors 'none'), in a new tab to come back to
+    var link = el("a", "btn", "Answer it");
+    link.href = "/vote/" + poll;
+    link.target = "_blank";
+    link.id = "room-vote-link";
+    panel.appendChild(link);
+    document.body.appendChild(panel);
+  }
+  function follow() {
+    window.headdivRoom = { code: code, applied: 0, latest: null, received: 0 };
+    showFollowing();
+    source = new EventSource("/api/v1/rooms/" + code + "/events");
+    source.addEventListener("state", function (e) {
+      window.headdivRoom.received += 1;
+      try { apply(JSON.parse(e.data)); } catch (err) { /* a malformed event: wait for the next */ }
+    });
+    source.addEventListener("end", function () {
+      source.close();
+      votePanel(null);
+      var b = bar();
+      b.appendChild(el("span", "room-words", "The lecturer has ended room " + code + ". This page stays as it is."));
+    });
+    source.onerror = function () {
+      if (source.readyState === EventSource.CLOSED) {
+        var b = bar();
+        b.appendChild(el("span", "room-problem", "No room " + code + ": it has ended, or the code is mistyped."));
+      }
+    };
+    // a person's own touch on a control (not a state applied here) is exploring
+    // (after the event has done its work: the bar changing under a finger must not move what it presses)
+    ["pointerdown", "keydown"].forEach(function (type) {
+      document.addEventListener(type, function (e) {
+        if (!e.isTrusted || applying) return;
+        var t = e.target;
+        if (!t || !t.closest || t.closest("#room-bar") || t.closest("#room-vote")) return;
+        var control = "#tabs, .sidebar, .view-controls, .tour-panel, .presets, input, select, button, [role=slider], [role=tab]";
+        if (t.closest(control)) setTimeout(stepAway, 0);
+      }, true);
+    });
+  }
+
+  function start() {
+    var m = ROOM.exec(window.location.pathname);
+    if (m) { code = m[1]; follow(); return; }
+    document.addEventListener("click", function (e) {
+      if (e.target && e.target.closest && e.target.closest("#present-btn")) present();
+    });
+    var wrap = function (name) {
+      var original = window.history[name];
+      window.history[name] = function () {
+        var out = original.apply(window.history, arguments);
+        if (room) setTimeout(function () { send(false); }, 0);
+        return out;
+      };
+    };
+    wrap("pushState");
+    wrap("replaceState");
+    window.addEventListener("popstate", function () { if (room) send(false); });
+    // a poll opened or revealed changes the page, not its URL: looked at twice a second while presenting
+    keepalive = setInterval(function () { if (room) send(false); }, 500);
+    setInterval(function () { if (room) send(true); }, 60000);
+    // how many phones follow, for the lecturer's bar
+    setInterval(function () {
+      if (!room) return;
+      fetch("/api/v1/rooms/" + room.code, { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (body) { if (body) followers(body.followers); })
+        .catch(function () { /* asked again shortly */ });
+    }, 3000);
+    if (PRESENT.test(window.location.search) || saved()) present();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,47 @@
+"""How the Real models view asks the API for a measured model (a built-in or one of the server's), and what
+it shows while it waits or when refused: shared by the view and its comparison (`model_compare`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from headdiv.client import ApiClient, ApiError
+from headdiv.figures import models as figs
+from headdiv.schemas.results.reports import ModelHeadsReport
+
+VIEW_ID = "models"
+SHOWN: dict[str, str] = {}
+HIDDEN = {"display": "none"}
+BUILTIN_SECONDS = 60.0
+"""A built-in model's first measurement reads and decomposes every layer (seconds; cached after)."""
+
+
+API_PATHS = {"builtin": "/models/builtin", "server": "/models/local"}
+"""Where the API measures a model the page names: a built-in one, or one of the server's own."""
+
+
+def measured(client: ApiClient, source: str, model: str, seed: int) -> tuple[Any, Any, Any]:
+    """A built-in model's or a server model's entry, the status line and the charts' visibility: a refusal
+    reads as one sentence with no blank charts under it, in the same round trip."""
+    try:
+        result = client.get(f"{API_PATHS[source]}/{model}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
+    except ApiError as exc:
+        return {"error": exc.message}, sentence(exc.message), HIDDEN
+    entry = {"source": source, "model": model, "seed": seed, "result": result}
+    return entry, figs.summary(ModelHeadsReport.model_validate(result), source), SHOWN
+
+
+def identity(entry: dict[str, Any]) -> list[Any]:
+    """What tells one measured model on screen from another, cheaply (an upload has no name in the URL): its
+    source, name, layer count and first layer's key HDI."""
+    result = entry.get("result") or {}
+    layers = result.get("layers") or [{}]
+    return [entry.get("source"), result.get("model"), len(layers), layers[0].get("key_hdi")]
+
+
+def sentence(message: str) -> str:
+    """An API refusal as one plain sentence (capital first, full stop last): the page shows it alone."""
+    text = message.strip()
+    if not text:
+        return "The model could not be measured."
+    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

@@ -1,0 +1,185 @@
+"""Rooms: a lecturer's page and the phones that follow it (`headdiv.server.rooms`).
+
+`POST /rooms` makes one and answers its code, the link students open (`/r/<code>`), its QR code and the
+lecturer's token, which only the lecturer's page keeps; `PUT /rooms/{code}/state` (with the token in
+`X-Headdiv-Lecturer`) sets what every follower shows; `GET /rooms/{code}/events` is a follower's
+server-sent-event stream: the current state at once, then the newest at each change.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Header, HTTPException, Path, Request
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel, Field
+
+from headdiv.server.api.deps import BackendDep, SettingsDep, call
+from headdiv.server.api.responses import ERROR_RESPONSES, client_of
+from headdiv.server.api.routes.polls import poll_store
+from headdiv.server.rooms import (
+    CLIENT_ROOMS,
+    CLIENT_ROOMS_WINDOW_S,
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    NO_ROOM,
+    MemoryRooms,
+    RedisRooms,
+    RoomRefused,
+    Rooms,
+    RoomState,
+)
+from headdiv.server.settings import ServerSettings
+
+router = APIRouter(prefix="/rooms", tags=["rooms"])
+LECTURER_HEADER = "X-Headdiv-Lecturer"
+RoomCode = Annotated[
+    str,
+    Path(pattern=f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$", description="The room's code (6 letters and digits)."),
+]
+LecturerToken = Annotated[
+    str, Header(alias=LECTURER_HEADER, min_length=20, max_length=100, description="The token the room was made with.")
+]
+_lock = threading.Lock()
+
+
+class RoomMade(BaseModel):
+    code: str
+    token: str = Field(description="The lecturer's token: keep it in the lecturer's page, never in a link.")
+    follow_url: str = Field(description="What students open (the server's public address, else this one).")
+    qr: str = Field(description="The follow link as a QR code (an SVG data URI).")
+
+
+class RoomView(BaseModel):
+    code: str
+    query: str
+    poll: str | None
+    version: int
+    followers: int
+
+
+class StateSent(BaseModel):
+    query: str = Field("", max_length=4000, description="The lecturer's page's URL query, `?` included.")
+    poll: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{16}$", description="The class poll open on it.")
+
+
+def rooms_of(request: Request, settings: ServerSettings) -> Rooms:
+    """The app's rooms, made on first use: in the queue's Redis when there is one (every replica sees
+    them), else in this process's memory."""
+    rooms: Rooms | None = getattr(request.app.state, "rooms", None)
+    if rooms is None:
+        with _lock:
+            rooms = getattr(request.app.state, "rooms", None)
+            if rooms is None:
+                url = settings.redis_url
+                rooms = RedisRooms(url, settings.queue_name) if url else MemoryRooms()
+                request.app.state.rooms = rooms
+    return rooms
+
+
+def _refused(exc: RoomRefused) -> HTTPException:
+    return HTTPException(exc.status, exc.message)
+
+
+def follow_url(request: Request, settings: ServerSettings, code: str) -> str:
+    """Under the server's public address when one is configured (HEADDIV_PUBLIC_URL), else the address the
+    lecturer's page reached it by."""
+    parts = urlsplit(settings.public_url or str(request.base_url))
+    return f"{parts.scheme}://{parts.netloc}/r/{code}"
+
+
+@router.post("", status_code=201, response_model=RoomMade, responses=ERROR_RESPONSES, summary="Make a room")
+async def make_room(request: Request, backend: BackendDep, settings: SettingsDep) -> Any:
+    """A room for the lecturer's page to present to; one address may make a few per ten minutes (429)."""
+    if not await _allowed(request, backend):
+        raise HTTPException(
+            429,
+            f"this address has made {CLIENT_ROOMS} rooms in {CLIENT_ROOMS_WINDOW_S // 60} minutes; reuse one "
+            "(its page keeps presenting) or try again later",
+            headers={"Retry-After": "60"},
+        )
+    try:
+        code, token = await rooms_of(request, settings).create()
+    except RoomRefused as exc:
+        raise _refused(exc) from None
+    link = follow_url(request, settings, code)
+    from headdiv.dashboard.poll_links import qr_data_uri
+
+    return RoomMade(code=code, token=token, follow_url=link, qr=qr_data_uri(link))
+
+
+async def _allowed(request: Request, backend: Any) -> bool:
+    """One address's share of new rooms, counted in the polls' rate windows (shared by every replica)."""
+    store = poll_store(request, backend)
+    return bool(await call(backend, store.allow, "room", client_of(request), CLIENT_ROOMS, CLIENT_ROOMS_WINDOW_S))
+
+
+@router.put("/{code}/state", response_model=RoomView, responses=ERROR_RESPONSES, summary="Set what followers show")
+async def set_state(
+    code: RoomCode, body: StateSent, token: LecturerToken, request: Request, settings: SettingsDep
+) -> Any:
+    """The lecturer's page's state; the same state again keeps the room alive without waking anyone."""
+    rooms = rooms_of(request, settings)
+    try:
+        state = await rooms.publish(code, token, RoomState(query=body.query, poll=body.poll))
+    except RoomRefused as exc:
+        raise _refused(exc) from None
+    found = await rooms.get(code)
+    return RoomView(
+        code=code, query=state.query, poll=state.poll, version=state.version, followers=found[1] if found else 0
+    )
+
+
+@router.get("/{code}", response_model=RoomView, responses=ERROR_RESPONSES, summary="Read a room")
+async def read_room(code: RoomCode, request: Request, settings: SettingsDep) -> Any:
+    found = await rooms_of(request, settings).get(code)
+    if found is None:
+        raise HTTPException(404, NO_ROOM)
+    state, followers = found
+    return RoomView(code=code, query=state.query, poll=state.poll, version=state.version, followers=followers)
+
+
+@router.delete("/{code}", status_code=204, responses=ERROR_RESPONSES, summary="End a room")
+async def end_room(code: RoomCode, token: LecturerToken, request: Request, settings: SettingsDep) -> Response:
+    try:
+        await rooms_of(request, settings).close(code, token)
+    except RoomRefused as exc:
+        raise _refused(exc) from None
+    return Response(status_code=204)
+
+
+@router.get("/{code}/events", responses=ERROR_RESPONSES, summary="Follow a room (server-sent events)")
+async def follow_room(code: RoomCode, request: Request, settings: SettingsDep) -> Response:
+    """`event: state` with the room's state (JSON) at once and at each change, the newest only (a phone slow
+    to read skips what it missed); a comment every 15 s; `event: end` when the room ends. A dropped stream
+    reconnects (`retry`) and is sent the current state again."""
+    rooms = rooms_of(request, settings)
+    stream = rooms.follow(code)
+    try:
+        first = await anext(stream)
+    except RoomRefused as exc:
+        raise _refused(exc) from None
+    except StopAsyncIteration:
+        raise HTTPException(404, NO_ROOM) from None
+
+    async def events() -> AsyncIterator[bytes]:
+        yield b"retry: 2000\n\n"
+        state: RoomState | None = first
+        try:
+            while True:
+                if state is None:
+                    yield b": still here\n\n"
+                else:
+                    yield f"id: {state.version}\nevent: state\ndata: {state.model_dump_json()}\n\n".encode()
+                state = await anext(stream)
+        except StopAsyncIteration:
+            if not getattr(rooms, "closing", False):  # the room ended (a stopping server just closes)
+                yield b"event: end\ndata: {}\n\n"
+        finally:
+            await stream.aclose()
+
+    headers = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"}
+    return StreamingResponse(events(), media_type="text/event-stream", headers=headers)

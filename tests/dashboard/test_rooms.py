@@ -1,0 +1,76 @@
+"""Present to the room, in Chromium: a lecturer's page and two phones following it; one phone explores on its
+own and comes back (`assets/room.js`, `headdiv/server/rooms.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+SMALL = "replicates=20&queries=16"
+
+
+@contextmanager
+def phone(browser: Any, url: str, width: int = 390, height: int = 844) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(url)
+        yield page
+    finally:
+        context.close()
+
+
+def query_of(page: Any) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)
+
+
+def follows(page: Any, key: str, value: str) -> None:
+    """Until the phone's own URL (what its page shows) has `key=value`."""
+    page.wait_for_function(
+        "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[key, value], timeout=15_000
+    )
+
+
+def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, server_url: str) -> None:
+    with phone(browser, f"{server_url}/?present=1&{SMALL}", 1440, 900) as lecturer:
+        lecturer.wait_for_selector("#room-bar .room-code")
+        code = lecturer.inner_text("#room-bar .room-code").split()[-1]
+        link = lecturer.get_attribute("#room-bar .room-link", "href")
+        assert link == f"{server_url}/r/{code}" and lecturer.locator("#room-bar img.room-qr").is_visible()
+        token = lecturer.evaluate("() => JSON.parse(sessionStorage.getItem('headdiv-room')).token")
+        assert len(token) > 30 and token not in link  # the lecturer's token never leaves its page
+        with phone(browser, link) as a, phone(browser, link) as b:
+            for p in (a, b):
+                follows(p, "replicates", "20")  # the lecturer's state at once
+                assert "present" not in query_of(p) and token not in p.url  # presenting is the lecturer's alone
+                p.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            lecturer.wait_for_function("() => /2 phones follow/.test(document.getElementById('room-count').innerText)")
+            # the lecturer changes the view: both phones show it
+            lecturer.click("#tabs >> text=Weighting")
+            for p in (a, b):
+                follows(p, "tab", "weighting")
+                p.wait_for_selector("#view-weighting .js-plotly-plot", state="visible")
+            # phone b explores: its own tab, and the lecturer's next change does not pull it back
+            b.click("#tabs >> text=Diversity")
+            b.wait_for_selector("#room-bar:has-text('Exploring on your own')")
+            follows(b, "tab", "diversity")
+            lecturer.focus("#sc-theta [role=slider]")
+            lecturer.keyboard.press("ArrowLeft")
+            follows(a, "theta", "44")
+            assert query_of(b)["tab"] == ["diversity"] and "theta" not in query_of(b)
+            # back to the lecturer: b shows the lecturer's current state
+            b.click("#room-back")
+            follows(b, "theta", "44")
+            follows(b, "tab", "weighting")
+            b.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            # the lecturer ends: the phones say so and keep what they show
+            lecturer.click("#room-bar button:has-text('End presenting')")
+            for p in (a, b):
+                p.wait_for_selector("#room-bar:has-text('has ended room')")
+                assert query_of(p)["theta"] == ["44"]
