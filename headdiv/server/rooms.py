@@ -82,6 +82,14 @@ class _Room:
     alive_until: float
     followers: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _event: tuple[int, bytes] = (-1, b"")
+
+    def event(self) -> bytes:
+        """The state as one server-sent event, encoded once per version for all its followers."""
+        if self._event[0] != self.state.version:
+            body = f"id: {self.state.version}\nevent: state\ndata: {self.state.model_dump_json()}\n\n"
+            self._event = (self.state.version, body.encode())
+        return self._event[1]
 
     def wake(self) -> None:
         """Wake every follower waiting on this room (each reads the state as it is when it runs)."""
@@ -104,10 +112,10 @@ class Rooms(Protocol):
 
     async def close(self, code: str, token: str) -> None: ...
 
-    def follow(self, code: str) -> AsyncGenerator[RoomState | None, None]:
-        """The room's states for one follower: the current one at once, then the newest each time it changes;
-        None at each heartbeat with no change; ends when the room does. Raises RoomRefused when there is no
-        such room or it is full."""
+    def follow(self, code: str) -> AsyncGenerator[bytes | None, None]:
+        """The room's states for one follower, each a server-sent event: the current one at once, then the
+        newest each time it changes; None at each heartbeat with no change; ends when the room does. Raises
+        RoomRefused when there is no such room or it is full."""
         ...
 
 
@@ -161,7 +169,7 @@ def end_streams() -> None:
             rooms.end_streams()
 
 
-async def _states(room: _Room, heartbeat_s: float, owner: _Streams) -> AsyncGenerator[RoomState | None, None]:
+async def _states(room: _Room, heartbeat_s: float, owner: _Streams) -> AsyncGenerator[bytes | None, None]:
     """One follower's view of a room: its state now, then the state as it is each time it is woken (the
     newest: a slow reader skips what it missed), None each heartbeat with no change; ends with the room or
     when the server stops."""
@@ -169,7 +177,7 @@ async def _states(room: _Room, heartbeat_s: float, owner: _Streams) -> AsyncGene
     while room.alive_until >= time.monotonic() and not owner.closing:
         if room.state.version != seen:
             seen = room.state.version
-            yield room.state
+            yield room.event()
             continue
         changed = room.changed
         with contextlib.suppress(TimeoutError):
@@ -225,7 +233,7 @@ class MemoryRooms(_Streams):
         self.rooms.pop(code, None)
         room.wake()
 
-    async def follow(self, code: str) -> AsyncGenerator[RoomState | None, None]:
+    async def follow(self, code: str) -> AsyncGenerator[bytes | None, None]:
         room = _check(self.rooms.get(code))
         if room.followers >= MAX_FOLLOWERS:
             raise RoomRefused(503, f"this room has {MAX_FOLLOWERS} followers, its most")
@@ -333,7 +341,7 @@ class RedisRooms(_Streams):
                 await pubsub.unsubscribe()
                 await pubsub.aclose()
 
-    async def follow(self, code: str) -> AsyncGenerator[RoomState | None, None]:
+    async def follow(self, code: str) -> AsyncGenerator[bytes | None, None]:
         record = await self._load(code)
         room = self.local.get(code)
         if room is None or room.alive_until < time.monotonic():

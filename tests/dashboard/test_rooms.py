@@ -51,6 +51,10 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
                 assert "present" not in query_of(p) and token not in p.url  # presenting is the lecturer's alone
                 p.wait_for_selector("#room-bar:has-text('Following the lecturer')")
             lecturer.wait_for_function("() => /2 phones follow/.test(document.getElementById('room-count').innerText)")
+            # the room's bar and the follower's line, for every student (the views are checked elsewhere)
+            from tests.dashboard.test_accessibility import serious_findings
+
+            assert serious_findings(lecturer) == [] and serious_findings(a) == []
             # the lecturer changes the view: both phones show it
             lecturer.click("#tabs >> text=Weighting")
             for p in (a, b):
@@ -59,6 +63,7 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             # phone b explores: its own tab, and the lecturer's next change does not pull it back
             b.click("#tabs >> text=Diversity")
             b.wait_for_selector("#room-bar:has-text('Exploring on your own')")
+            assert serious_findings(b) == []
             follows(b, "tab", "diversity")
             lecturer.focus("#sc-theta [role=slider]")
             lecturer.keyboard.press("ArrowLeft")

@@ -167,14 +167,11 @@ async def follow_room(code: RoomCode, request: Request, settings: SettingsDep) -
 
     async def events() -> AsyncIterator[bytes]:
         yield b"retry: 2000\n\n"
-        state: RoomState | None = first
+        event: bytes | None = first
         try:
             while True:
-                if state is None:
-                    yield b": still here\n\n"
-                else:
-                    yield f"id: {state.version}\nevent: state\ndata: {state.model_dump_json()}\n\n".encode()
-                state = await anext(stream)
+                yield b": still here\n\n" if event is None else event
+                event = await anext(stream)
         except StopAsyncIteration:
             if not getattr(rooms, "closing", False):  # the room ended (a stopping server just closes)
                 yield b"event: end\ndata: {}\n\n"

@@ -1,0 +1,209 @@
+"""A lecture hall following the lecturer: a room, `--followers` phones on its event stream and `--pages` real
+Chromium pages among them, and a lecturer making 30 changes (a tour walk, then a θ drag).
+
+    python bench/bench_room.py                       # 200 followers, 20 of them real pages
+    python bench/bench_room.py --followers 50 --pages 5
+
+Against a fresh embedded `headdiv serve` on a free port (warm start as shipped, measured once quiet). The
+lecturer's changes go through the API as the lecturer's page sends them (`PUT /api/v1/rooms/<code>/state`,
+one at a time, the drag's at 20 a second); the event followers are streams read in this process; the pages
+are Debian Chromium at 390×844 that opened `/r/<code>`. It prints, per change, the time from the lecturer's
+`PUT` to each follower's event (p50/p95), to each real page showing the state's URL with its first chart
+redrawn (p50/p95), the server's CPU per change (its process's user+system time over the changes, less the
+same span of quiet with everyone connected), and the bytes each event follower received per change.
+
+Targets (2-core machine): 200 followers, p95 event ≤ 500 ms, p95 redrawn ≤ 1.5 s, server CPU per change
+≤ 50 ms + 1 ms per follower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.browser import CHROMIUM_ARGS  # noqa: E402
+from bench.load import embedded_server, wait_quiet  # noqa: E402
+
+TOUR = "why-many-heads"
+SMALL = "replicates=40&queries=32"
+RECORDER = """() => { window.__seen = []; let last = "";
+  setInterval(() => { const g = document.querySelector('.js-plotly-plot');
+    const data = g && g.data ? JSON.stringify(g.data.map((t) => [t.y, t.z])).length + ':' +
+      JSON.stringify(g.data.map((t) => t.y)).slice(0, 200) : '';
+    const now = location.search + '|' + data;
+    if (now !== last) { last = now; window.__seen.push([Date.now() / 1000, location.search, data]); } }, 20); }"""
+"""Each page records, every 20 ms, its URL query and a digest of its first chart's data when either changes."""
+
+
+def changes() -> list[str]:
+    """30 states: a tour walk (5 steps, there and back, twice) and a θ drag of 10 positions."""
+    from headdiv.dashboard.tours import TOURS
+
+    steps = len(TOURS[TOUR].steps)
+    bounce = [*range(1, steps + 1), *range(steps - 1, 1, -1)]  # 1..5..2, then 1 again: never twice in a row
+    walk = [f"?tour={TOUR}&step={k}&{SMALL}" for k in (bounce * 4)[:20]]
+    drag = [f"?theta={80 - 2 * i}&{SMALL}" for i in range(10)]
+    return walk + drag
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
+class Followers:
+    """`n` event streams read by one event loop in a process of their own (not sharing an interpreter with
+    the browsers' driver): each state's arrival time by version, and the bytes each stream received."""
+
+    def __init__(self, url: str, code: str, n: int, connected: Any = None, stop: Any = None) -> None:
+        self.url, self.code, self.n = url, code, n
+        self.arrivals: list[dict[int, float]] = [{} for _ in range(n)]
+        self.bytes = [0] * n
+        self.connected = connected
+        self.stop = stop
+
+    @staticmethod
+    def in_process(url: str, code: str, n: int, connected: Any, stop: Any, out: Any) -> None:
+        followers = Followers(url, code, n, connected, stop)
+        asyncio.run(followers._run())
+        out.put((followers.arrivals, followers.bytes))
+
+    async def _one(self, client: httpx.AsyncClient, i: int, opened: list[int]) -> None:
+        async with client.stream("GET", f"{self.url}/api/v1/rooms/{self.code}/events") as answer:
+            opened.append(i)
+            if len(opened) == self.n:
+                self.connected.set()
+            version = -1
+            async for line in answer.aiter_lines():
+                self.bytes[i] += len(line) + 1
+                if line.startswith("id: "):
+                    version = int(line[4:])
+                elif line.startswith("data: ") and version >= 0:
+                    self.arrivals[i][version] = time.time()
+                if self.stop.is_set():
+                    return
+
+    async def _run(self) -> None:
+        limits = httpx.Limits(max_connections=self.n + 10, max_keepalive_connections=self.n + 10)
+        async with httpx.AsyncClient(timeout=httpx.Timeout(60, read=None), limits=limits) as client:
+            opened: list[int] = []
+            tasks = [asyncio.create_task(self._one(client, i, opened)) for i in range(self.n)]
+            while not self.stop.is_set():
+                await asyncio.sleep(0.1)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    with embedded_server({**os.environ}) as (url, proc, _):
+        wait_quiet(120)
+        made = httpx.post(f"{url}/api/v1/rooms", timeout=30).json()
+        code, token = made["code"], made["token"]
+        put = httpx.Client(base_url=url, headers={"X-Headdiv-Lecturer": token}, timeout=30)
+        put.put(f"/api/v1/rooms/{code}/state", json={"query": f"?{SMALL}"})
+        ctx = multiprocessing.get_context("spawn")
+        connected, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
+        reader = ctx.Process(
+            target=Followers.in_process, args=(url, code, followers - pages, connected, stop, out), daemon=True
+        )
+        reader.start()
+        assert connected.wait(60), "the followers did not all connect"
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            phones = []
+            for _ in range(pages):
+                page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+                page.goto(f"{url}/r/{code}")
+                page.wait_for_function("() => window.headdivRoom && window.headdivRoom.received > 0", timeout=60_000)
+                page.evaluate(RECORDER)
+                phones.append(page)
+            time.sleep(5)  # everyone's first view drawn
+            quiet_start = _cpu(proc.pid)
+            time.sleep(5)
+            idle_per_s = (_cpu(proc.pid) - quiet_start) / 5
+            sent: dict[int, tuple[float, str]] = {}
+            start_cpu, start = _cpu(proc.pid), time.monotonic()
+            states = changes()
+            for i, query in enumerate(states):
+                at = time.time()
+                answer = put.put(f"/api/v1/rooms/{code}/state", json={"query": query}).json()
+                sent[answer["version"]] = (at, query)
+                time.sleep(1.5 if i < 20 else 0.05)  # a lecturer reads each tour step; a drag moves
+            time.sleep(5)  # the last states drawn
+            span = time.monotonic() - start
+            cpu = _cpu(proc.pid) - start_cpu - idle_per_s * span
+            seen = [page.evaluate("() => window.__seen") for page in phones]
+            browser.close()
+        stop.set()
+        arrivals_by, bytes_by = out.get(timeout=60)
+        reader.join(10)
+    event_ms = [1000 * (arrivals[v] - at) for arrivals in arrivals_by for v, (at, _) in sent.items() if v in arrivals]
+    missing = sum(1 for arrivals in arrivals_by for v in sent if v not in arrivals)
+    # a page has drawn a state when it shows the state's URL with the chart it ends that state with (a tour
+    # step may keep the chart: then showing its URL is drawing it)
+    drawn_ms: list[float] = []
+    order = sorted(sent.values())
+    for log in seen:
+        for i, (at, query) in enumerate(order):
+            until = order[i + 1][0] if i + 1 < len(order) else float("inf")
+            shown = [(t, d) for t, q, d in log if at <= t < until and q == query]
+            if not shown:
+                continue
+            final = shown[-1][1]
+            drawn_ms.append(1000 * (next(t for t, d in shown if d == final) - at))
+    per_change = len(sent)
+    return {
+        "followers": followers,
+        "pages": pages,
+        "changes": per_change,
+        "event p50": statistics.median(event_ms),
+        "event p95": pct(event_ms, 0.95),
+        "events skipped": missing,
+        "redrawn p50": statistics.median(drawn_ms) if drawn_ms else float("nan"),
+        "redrawn p95": pct(drawn_ms, 0.95),
+        "redrawn seen": f"{len(drawn_ms)} of {len(seen) * per_change}",
+        "cpu per change ms": 1000 * cpu / per_change,
+        "bytes per follower per change": statistics.mean(bytes_by) / per_change,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--followers", type=int, default=200)
+    ap.add_argument("--pages", type=int, default=20)
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    args = ap.parse_args()
+    out = run(args.followers, args.pages, args.chromium)
+    budget = 50 + args.followers
+    for key, value in out.items():
+        print(f"{key:<32} {value:.1f}" if isinstance(value, float) else f"{key:<32} {value}")
+    print(
+        f"targets: event p95 <= 500 ms: {'met' if out['event p95'] <= 500 else 'MISSED'}; redrawn p95 <= 1500 ms: "
+        f"{'met' if out['redrawn p95'] <= 1500 else 'MISSED'}; CPU per change <= {budget} ms: "
+        f"{'met' if out['cpu per change ms'] <= budget else 'MISSED'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
