@@ -111,8 +111,12 @@ _PREFIXES = ("Value error, ", "Assertion failed, ")
 
 
 def error_field(error: Mapping[str, Any]) -> str:
-    """The dotted field an error blames, without the request part it was found in ('' for the whole)."""
-    return ".".join(str(p) for p in error.get("loc", ()) if p not in _WHERE)
+    """The dotted field an error blames, without the request part it was found in ('' for the whole); only
+    the first step of its location can be that part (a field may be called `query`)."""
+    loc = list(error.get("loc", ()))
+    if loc and loc[0] in _WHERE:
+        loc = loc[1:]
+    return ".".join(str(p) for p in loc)
 
 
 UNKNOWN_FIELD = "not a field of this request (a typo?): leave it out, or see the request's fields in /docs"

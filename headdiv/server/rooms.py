@@ -45,6 +45,8 @@ CLIENT_ROOMS = 10
 CLIENT_ROOMS_WINDOW_S = 600
 MAX_QUERY = 4000
 """Characters of a state's URL query (the page's own queries are a few hundred)."""
+QUERY_PATTERN = r"^(\?[^#\s]*)?$"
+"""A URL query and nothing else: a follower's page appends it to the room's own path."""
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes are read aloud and typed on phones: no 0/O, 1/I."""
 CODE_LENGTH = 6
@@ -53,7 +55,9 @@ CODE_LENGTH = 6
 class RoomState(BaseModel):
     """What the lecturer's page shows, as followers receive it."""
 
-    query: str = Field("", max_length=MAX_QUERY, description="The page's URL query, `?` included.")
+    query: str = Field(
+        "", max_length=MAX_QUERY, pattern=QUERY_PATTERN, description="The page's URL query, `?` included."
+    )
     poll: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{16}$", description="The class poll open on it.")
     version: int = 0
     at: float = 0.0
@@ -364,5 +368,8 @@ class RedisRooms(_Streams):
             room.followers -= 1
             with contextlib.suppress(Exception):
                 await self.redis.decr(counter)
-            if room.followers == 0:
+            if room.followers == 0:  # this replica's last follower: its subscription goes with it
                 self.local.pop(code, None)
+                listener = self.listeners.pop(code, None)
+                if listener is not None:
+                    listener.cancel()

@@ -98,6 +98,8 @@ def test_followers_see_the_lecturers_states_and_nobody_else_can_set_them(served:
     assert wrong.status_code == 403 and "X-Headdiv-Lecturer" in wrong.json()["message"]
     assert httpx.get(f"{served}/api/v1/rooms/{code}").json()["query"] == "?theta=4"
     assert httpx.get(f"{served}/api/v1/rooms/AAAAAA").status_code == 404
+    elsewhere = _put(served, code, token, "/../elsewhere?x=1")  # only a query: never a path of its own
+    assert elsewhere.status_code == 422 and elsewhere.json()["message"].startswith("query: ")
     assert httpx.get(f"{served}/api/v1/rooms/nope!").status_code == 422
     # the same state again keeps the room alive without waking anyone
     count = len(first.states)
@@ -170,3 +172,28 @@ def test_with_redis_a_follower_on_one_replica_follows_a_lecturer_on_another(redi
         assert _put(b.url, code, "z" * 40, "?tab=ensemble").status_code == 403
         assert httpx.delete(f"{b.url}/api/v1/rooms/{code}", headers={"X-Headdiv-Lecturer": token}).status_code == 204
         assert on_a.ended.wait(5) and on_b.ended.wait(5)
+
+
+def test_with_redis_a_follower_who_comes_after_the_last_one_left_still_follows(redis_url: str) -> None:
+    """A replica's subscription to a room goes with its last follower; the next one gets a subscription of
+    its own (not the old, ending one) and every change after it."""
+    from headdiv.server.rooms import RedisRooms
+
+    async def scenario() -> bytes | None:
+        rooms = RedisRooms(redis_url, f"hdtest-rooms-{time.monotonic_ns()}", idle_s=60, heartbeat_s=1)
+        code, token = await rooms.create()
+        first = rooms.follow(code)
+        await anext(first)
+        await first.aclose()  # the last follower here leaves
+        again = rooms.follow(code)
+        await anext(again)
+        await asyncio.sleep(0.2)  # its subscription is in place
+        await rooms.publish(code, token, RoomState(query="?tab=training"))
+        got = await asyncio.wait_for(anext(again), 5)
+        await again.aclose()
+        await rooms.close(code, token)
+        await rooms.redis.aclose()
+        return got
+
+    got = asyncio.run(scenario())
+    assert got is not None and json.loads(got.split(b"data: ")[1])["query"] == "?tab=training"

@@ -27,6 +27,7 @@ MAX_MESSAGE = 500
 PATTERN_HINTS = {
     "job_id": "not a job id: a job id is the 64 lowercase hex digits its submission answered with",
     "poll_id": "not a poll id: a poll id is the 16 letters, digits, '-' or '_' its poll link holds",
+    "query": "not a URL query: send `?` and the page's parameters, nothing before it and no `#`",
 }
 """What a malformed id is, in place of pydantic's regular expression."""
 

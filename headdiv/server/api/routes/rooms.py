@@ -25,7 +25,9 @@ from headdiv.server.rooms import (
     CLIENT_ROOMS_WINDOW_S,
     CODE_ALPHABET,
     CODE_LENGTH,
+    MAX_QUERY,
     NO_ROOM,
+    QUERY_PATTERN,
     MemoryRooms,
     RedisRooms,
     RoomRefused,
@@ -62,7 +64,9 @@ class RoomView(BaseModel):
 
 
 class StateSent(BaseModel):
-    query: str = Field("", max_length=4000, description="The lecturer's page's URL query, `?` included.")
+    query: str = Field(
+        "", max_length=MAX_QUERY, pattern=QUERY_PATTERN, description="The lecturer's page's URL query, `?` included."
+    )
     poll: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{16}$", description="The class poll open on it.")
 
 
