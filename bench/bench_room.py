@@ -157,7 +157,13 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
         stop.set()
         arrivals_by, bytes_by = out.get(timeout=60)
         reader.join(10)
-    event_ms = [1000 * (arrivals[v] - at) for arrivals in arrivals_by for v, (at, _) in sent.items() if v in arrivals]
+    walk_ms: list[float] = []
+    drag_ms: list[float] = []
+    for arrivals in arrivals_by:
+        for v, (at, q) in sent.items():
+            if v in arrivals:
+                (walk_ms if q.startswith("?tour=") else drag_ms).append(1000 * (arrivals[v] - at))
+    event_ms = walk_ms + drag_ms
     missing = sum(1 for arrivals in arrivals_by for v in sent if v not in arrivals)
     # a page has drawn a state when it shows the state's URL with the chart it ends that state with (a tour
     # step may keep the chart: then showing its URL is drawing it)
@@ -178,6 +184,7 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
         "changes": per_change,
         "event p50": statistics.median(event_ms),
         "event p95": pct(event_ms, 0.95),
+        "event p95, tour walk / drag": f"{pct(walk_ms, 0.95):.0f} / {pct(drag_ms, 0.95):.0f} ms",
         "events skipped": missing,
         "redrawn p50": statistics.median(drawn_ms) if drawn_ms else float("nan"),
         "redrawn p95": pct(drawn_ms, 0.95),

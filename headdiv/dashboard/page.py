@@ -74,13 +74,6 @@ def _header() -> Component:
                         ],
                         className="share",
                     ),
-                    html.Button(
-                        "Present to the room",
-                        id="present-btn",
-                        type="button",
-                        className="btn btn-small tool",
-                        title="Phones that open the room's link show what this page shows, live",
-                    ),
                     dcc.Checklist(
                         id="large-fonts",
                         options=[{"label": " large fonts", "value": "on"}],

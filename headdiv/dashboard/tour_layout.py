@@ -80,6 +80,16 @@ def tour_links() -> Component:
                 className="preset tour-link",
             )
             for t in TOURS.values()
+        ]
+        + [
+            # assets/room.js: a room code, link and QR code; phones that open it follow this page, live
+            html.Button(
+                "Present to the room",
+                id="present-btn",
+                type="button",
+                className="btn btn-small present-btn",
+                title="Phones that open the room's link show what this page shows, live",
+            )
         ],
         className="presets tours part-presets",
     )

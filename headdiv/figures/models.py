@@ -109,7 +109,7 @@ def diversity_heatmap(r: ModelHeadsReport, which: str = "key", name: str | None 
             zmin=0,
             zmax=1,
             colorscale="Viridis",
-            colorbar={"title": {"text": "diversity"}},
+            colorbar={"title": {"text": "diversity", "side": "right"}, "thickness": 12},
             hovertemplate="layer %{y}, %{x}: diversity %{z:.3f}<extra></extra>",
         )
     )
