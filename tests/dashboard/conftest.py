@@ -23,6 +23,34 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _patient_waits() -> None:
+    """A wait's predicate that reads an element not rendered yet (`null.innerText`) means "not yet", not a
+    failure: Playwright ends a wait at the first exception its predicate throws, so under load (the page a
+    moment slower) such a wait failed where a quicker page passed. Every function-shaped predicate of these
+    tests is wrapped so that a TypeError counts as false and the wait goes on (to its timeout, which still
+    fails a condition that never comes)."""
+    from playwright.sync_api import Page
+
+    original = Page.wait_for_function
+    if getattr(original, "patient", False):
+        return
+
+    def wait_for_function(self: Any, expression: str, **options: Any) -> Any:
+        text = expression.strip()
+        if text.startswith(("(", "function", "async")):
+            expression = (
+                f"(__arg) => {{ try {{ return ({text})(__arg); }} "
+                "catch (e) { if (e instanceof TypeError) return false; throw e; } }"
+            )
+        return original(self, expression, **options)
+
+    wait_for_function.patient = True  # type: ignore[attr-defined]
+    Page.wait_for_function = wait_for_function  # type: ignore[method-assign]
+
+
+_patient_waits()
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
     "--headless",

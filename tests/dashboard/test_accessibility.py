@@ -69,7 +69,11 @@ def test_no_view_has_a_serious_axe_finding(browser: Any, server_url: str, width:
 
 
 def wait_step(page: Any, title: str) -> None:
-    page.wait_for_function("(title) => document.getElementById('tour-step-title').innerText === title", arg=title)
+    # null-safe: a predicate that throws (the panel not rendered yet, under load) fails the wait at once
+    page.wait_for_function(
+        "(title) => { const e = document.getElementById('tour-step-title'); return !!e && e.innerText === title; }",
+        arg=title,
+    )
 
 
 @pytest.mark.parametrize("tour_id", list(TOURS))
