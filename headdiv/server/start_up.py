@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from pydantic import BaseModel, ValidationError
 
@@ -48,6 +51,30 @@ QUIET_LIMIT_S = 60.0
 """A server never quiet for that long compiles anyway: the eager path is about 3x slower per computation."""
 
 
+_handover_lock = threading.Lock()
+_handover: list[float] = []
+"""The interpreter's switch interval before the first of the compilations now running (one per app; tests
+run several apps in one process): restored when the last ends."""
+
+
+@contextmanager
+def quick_handover() -> Iterator[None]:
+    """Tracing is pure Python: at the default 5 ms, each time a request's thread gives the interpreter up
+    (every await, every socket write) it waits up to 5 ms to get it back, a convoy that made a cached answer
+    take 0.7 s instead of 30 ms behind it; handing over every 0.2 ms meanwhile costs the tracing little."""
+    with _handover_lock:
+        _handover.append(sys.getswitchinterval())
+        sys.setswitchinterval(SWITCH_WHILE_COMPILING_S)
+    try:
+        yield
+    finally:
+        with _handover_lock:
+            first = _handover[0]
+            _handover.pop()
+            if not _handover:
+                sys.setswitchinterval(first)
+
+
 def start_up(backend: JobBackend, settings: ServerSettings, activity: Activity | None = None) -> None:
     """In the background: first what an earlier start of this version kept (the first views' results, the
     engine's speed: disk reads, ready for a person who comes at once); then compile the engine, each step in
@@ -60,17 +87,11 @@ def start_up(backend: JobBackend, settings: ServerSettings, activity: Activity |
         _set_speed(backend, instant_reports.kept_speed())
     if settings.warm_up:
         pause = None if activity is None else lambda: activity.wait_quiet(QUIET_S, QUIET_LIMIT_S)
-        switch = sys.getswitchinterval()
-        # tracing is pure Python: at the default 5 ms, each time a request's thread gives the interpreter
-        # up (every await, every socket write) it waits up to 5 ms to get it back, a convoy that made a
-        # cached answer take 0.7 s instead of 30 ms; handing over every 0.2 ms costs the tracing little
-        sys.setswitchinterval(SWITCH_WHILE_COMPILING_S)
-        try:
-            instant_reports.warm_up(pause)
-        except Exception:
-            log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
-        finally:
-            sys.setswitchinterval(switch)
+        with quick_handover():
+            try:
+                instant_reports.warm_up(pause)
+            except Exception:
+                log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
         if isinstance(backend, InlineBackend) and backend.speed is None:
             try:
                 _set_speed(backend, instant_reports.engine_speed())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import torch
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
@@ -70,3 +71,19 @@ def test_compilation_pauses_before_each_kernel(monkeypatch: Any) -> None:
     pauses: list[int] = []
     nw._compile(torch.device("cpu"), torch.float64, pause=lambda: pauses.append(len(calls)))
     assert pauses == [0, 1] and len(calls) == 2  # each pause comes before its kernel's compilation
+
+
+def test_overlapping_compilations_restore_the_interpreters_switch_interval_once_both_end() -> None:
+    """Several apps in one process (tests) compile at once: the quick hand-over ends with the last of them."""
+    import sys
+
+    from headdiv.server.start_up import SWITCH_WHILE_COMPILING_S, quick_handover
+
+    before = sys.getswitchinterval()
+    first = quick_handover()
+    first.__enter__()
+    with quick_handover():
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_WHILE_COMPILING_S)
+    assert sys.getswitchinterval() == pytest.approx(SWITCH_WHILE_COMPILING_S)  # the first still compiles
+    first.__exit__(None, None, None)
+    assert sys.getswitchinterval() == pytest.approx(before)

@@ -52,7 +52,7 @@
   }
 
   // ---- lecturer ------------------------------------------------------------------------------------
-  var room = null, sending = false, pending = false, lastSent = null, keepalive = null;
+  var room = null, sending = false, pending = false, lastSent = null;
 
   function saved() {
     try { return JSON.parse(window.sessionStorage.getItem(KEY) || "null"); } catch (e) { return null; }
@@ -130,7 +130,6 @@
   function ended(text) {
     window.sessionStorage.removeItem(KEY);
     room = null;
-    clearInterval(keepalive);
     var b = bar();
     b.appendChild(el("span", "room-problem", text));
   }
@@ -252,7 +251,7 @@
     wrap("replaceState");
     window.addEventListener("popstate", function () { if (room) send(false); });
     // a poll opened or revealed changes the page, not its URL: looked at twice a second while presenting
-    keepalive = setInterval(function () { if (room) send(false); }, 500);
+    setInterval(function () { if (room) send(false); }, 500);
     setInterval(function () { if (room) send(true); }, 60000);
     // how many phones follow, for the lecturer's bar
     setInterval(function () {
