@@ -75,6 +75,14 @@ CASES: list[tuple[str, str, dict[str, Any], int, str, str]] = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def fresh_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal log's own rate window: the suite's other tests refuse requests too, in the same minute."""
+    from headdiv.server import refusals
+
+    monkeypatch.setattr(refusals, "REFUSALS", RateLimitedLog())
+
+
 @pytest.fixture(scope="module")
 def api() -> Any:
     with TestClient(create_app(embedded_settings(max_body_bytes=1 << 20))) as client:

@@ -22,6 +22,25 @@ from tests.server.helpers import ServerThread
 pytestmark = pytest.mark.timeout(120)
 
 
+def run_async(scenario: Any) -> Any:
+    """`asyncio.run(scenario())` in a thread of its own: a browser test's Playwright keeps an event loop
+    running in the main thread for the rest of the session."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = asyncio.run(scenario())
+        except BaseException as exc:  # re-raised in the test's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(60)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 def _make(url: str) -> tuple[str, str]:
     made = httpx.post(f"{url}/api/v1/rooms", timeout=10)
     assert made.status_code == 201, made.text
@@ -131,7 +150,7 @@ def test_a_slow_follower_gets_the_newest_state_not_a_queue_of_old_ones() -> None
         await stream.aclose()
         return first, after
 
-    first, after = asyncio.run(scenario())
+    first, after = run_async(scenario)
     assert first is not None and first.startswith(b"id: 0\n")
     assert after is not None and after.startswith(b"id: 50\nevent: state\n")
     assert json.loads(after.split(b"data: ")[1])["query"] == "?theta=49"
@@ -150,7 +169,7 @@ def test_an_ended_or_unknown_room_refuses_a_follower() -> None:
         await rooms.close(code, token)
         assert await rooms.get(code) is None
 
-    asyncio.run(scenario())
+    run_async(scenario)
 
 
 def test_with_redis_a_follower_on_one_replica_follows_a_lecturer_on_another(redis_url: str) -> None:
@@ -195,5 +214,5 @@ def test_with_redis_a_follower_who_comes_after_the_last_one_left_still_follows(r
         await rooms.redis.aclose()
         return got
 
-    got = asyncio.run(scenario())
+    got = run_async(scenario)
     assert got is not None and json.loads(got.split(b"data: ")[1])["query"] == "?tab=training"

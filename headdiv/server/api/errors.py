@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from headdiv.schemas.fields import error_field, error_line
+from headdiv.schemas.fields import error_line
 from headdiv.server.admission import Busy, TooLong
 from headdiv.server.backends.base import BackendUnavailable
 
@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 500
 
 
+WHOLE_BODY = frozenset({"json_invalid", "model_attributes_type"})
+"""Refusals of the body as a whole: their line is named `body`."""
 PATTERN_HINTS = {
     "job_id": "not a job id: a job id is the 64 lowercase hex digits its submission answered with",
     "poll_id": "not a poll id: a poll id is the 16 letters, digits, '-' or '_' its poll link holds",
@@ -54,7 +56,8 @@ def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
     detail = [_clean(e) for e in errors[:20]]
     first = detail[0] if detail else {"loc": ["body"], "msg": "invalid request"}
     line = error_line(first)
-    message = line if error_field(first) else f"{first['loc'][0] if first['loc'] else 'body'}: {line}"
+    # the body as a whole (not JSON, not an object) is named; a model's own rule already names its fields
+    message = f"body: {line}" if first.get("type") in WHOLE_BODY else line
     return {"detail": detail, "message": message}
 
 

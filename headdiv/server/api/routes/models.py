@@ -137,9 +137,10 @@ async def post_model_hdi(
     file: Annotated[
         list[UploadFile],
         File(
+            min_length=1,
             description="A .safetensors file, or several `file` parts: a model folder's `config.json`, its "
             "`.safetensors` shards and their `model.safetensors.index.json` (pickles are refused). Together "
-            "within `HEADDIV_MAX_UPLOAD_BYTES`."
+            "within `HEADDIV_MAX_UPLOAD_BYTES`.",
         ),
     ],
     model: Annotated[

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Header, HTTPException, Path, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 
+from headdiv.schemas.fields import StrictModel
 from headdiv.server.api.deps import BackendDep, SettingsDep, call
 from headdiv.server.api.responses import ERROR_RESPONSES, client_of
 from headdiv.server.api.routes.polls import poll_store
@@ -46,6 +47,11 @@ LecturerToken = Annotated[
     str, Header(alias=LECTURER_HEADER, min_length=20, max_length=100, description="The token the room was made with.")
 ]
 _lock = threading.Lock()
+NO_SUCH_ROOM: dict[int | str, dict[str, Any]] = {404: {"description": "No such room (never made, or ended)."}}
+LECTURER_ONLY: dict[int | str, dict[str, Any]] = {
+    **NO_SUCH_ROOM,
+    403: {"description": "Not this room's lecturer token (`X-Headdiv-Lecturer`)."},
+}
 
 
 class RoomMade(BaseModel):
@@ -63,7 +69,7 @@ class RoomView(BaseModel):
     followers: int
 
 
-class StateSent(BaseModel):
+class StateSent(StrictModel):
     query: str = Field(
         "", max_length=MAX_QUERY, pattern=QUERY_PATTERN, description="The lecturer's page's URL query, `?` included."
     )
@@ -95,7 +101,13 @@ def follow_url(request: Request, settings: ServerSettings, code: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/r/{code}"
 
 
-@router.post("", status_code=201, response_model=RoomMade, responses=ERROR_RESPONSES, summary="Make a room")
+@router.post(
+    "",
+    status_code=201,
+    response_model=RoomMade,
+    responses={**ERROR_RESPONSES, 429: {"description": "This address has made its share of rooms; retry later."}},
+    summary="Make a room",
+)
 async def make_room(request: Request, backend: BackendDep, settings: SettingsDep) -> Any:
     """A room for the lecturer's page to present to; one address may make a few per ten minutes (429)."""
     if not await _allowed(request, backend):
@@ -121,7 +133,12 @@ async def _allowed(request: Request, backend: Any) -> bool:
     return bool(await call(backend, store.allow, "room", client_of(request), CLIENT_ROOMS, CLIENT_ROOMS_WINDOW_S))
 
 
-@router.put("/{code}/state", response_model=RoomView, responses=ERROR_RESPONSES, summary="Set what followers show")
+@router.put(
+    "/{code}/state",
+    response_model=RoomView,
+    responses={**ERROR_RESPONSES, **LECTURER_ONLY},
+    summary="Set what followers show",
+)
 async def set_state(
     code: RoomCode, body: StateSent, token: LecturerToken, request: Request, settings: SettingsDep
 ) -> Any:
@@ -137,7 +154,7 @@ async def set_state(
     )
 
 
-@router.get("/{code}", response_model=RoomView, responses=ERROR_RESPONSES, summary="Read a room")
+@router.get("/{code}", response_model=RoomView, responses={**ERROR_RESPONSES, **NO_SUCH_ROOM}, summary="Read a room")
 async def read_room(code: RoomCode, request: Request, settings: SettingsDep) -> Any:
     found = await rooms_of(request, settings).get(code)
     if found is None:
@@ -146,7 +163,7 @@ async def read_room(code: RoomCode, request: Request, settings: SettingsDep) -> 
     return RoomView(code=code, query=state.query, poll=state.poll, version=state.version, followers=followers)
 
 
-@router.delete("/{code}", status_code=204, responses=ERROR_RESPONSES, summary="End a room")
+@router.delete("/{code}", status_code=204, responses={**ERROR_RESPONSES, **LECTURER_ONLY}, summary="End a room")
 async def end_room(code: RoomCode, token: LecturerToken, request: Request, settings: SettingsDep) -> Response:
     try:
         await rooms_of(request, settings).close(code, token)
@@ -155,7 +172,15 @@ async def end_room(code: RoomCode, token: LecturerToken, request: Request, setti
     return Response(status_code=204)
 
 
-@router.get("/{code}/events", responses=ERROR_RESPONSES, summary="Follow a room (server-sent events)")
+@router.get(
+    "/{code}/events",
+    responses={
+        **ERROR_RESPONSES,
+        **NO_SUCH_ROOM,
+        200: {"content": {"text/event-stream": {}}, "description": "The room's states, as server-sent events."},
+    },
+    summary="Follow a room (server-sent events)",
+)
 async def follow_room(code: RoomCode, request: Request, settings: SettingsDep) -> Response:
     """`event: state` with the room's state (JSON) at once and at each change, the newest only (a phone slow
     to read skips what it missed); a comment every 15 s; `event: end` when the room ends. A dropped stream
