@@ -42,7 +42,7 @@ from headdiv.workers.jobs.keys import admitted_key, cancel_key, claim_key, recor
 from headdiv.workers.jobs.kinds import job_kind
 from headdiv.workers.jobs.queue import worker_device
 from headdiv.workers.jobs.redis_client import connect
-from headdiv.workers.jobs.state import JobError, JobState
+from headdiv.workers.jobs.state import CellCount, JobError, JobState
 
 log = logging.getLogger(__name__)
 CLAIM_TTL_S = 10
@@ -229,6 +229,16 @@ class RQBackend(Upkeep, FanOut):
         progress = max(state.progress, cells.done / max(1, cells.total))
         return state.model_copy(update={"status": status, "progress": progress, "cells": cells, "partial": partial})
 
+    def _cells(self, job: Job) -> CellCount | None:
+        """A multi-cell job's cells as the cache shows them: its result may be cached (its last chunk
+        assembled it) a moment before RQ marks the job itself ended, and its state says its cells then too."""
+        meta = job.meta or {}
+        kind = job_kind(str(meta.get("kind")))
+        if not kind.made_of_cells or kind.single_cell:
+            return None
+        request, ids = self._request(job)
+        return snapshot(kind, request, self.cache, meta.get("from_cache"), ids)[0]
+
     def _request(self, job: Job) -> tuple[BaseModel, list[str]]:
         """The job's validated request and its cells' ids (validated, expanded and hashed once per job and
         kept: a large surface has many cells)."""
@@ -262,7 +272,7 @@ class RQBackend(Upkeep, FanOut):
         progress = float((job.meta or {}).get("progress", 0.0))
         if status in PENDING:
             if (raw := self.cache.get(job_id)) is not None:  # computed meanwhile: a record left queued says less
-                return JobState.finished(job_id, raw, cached=True)
+                return JobState.finished(job_id, raw, cached=True, cells=self._cells(job))
             if submitting and status == JobStatus.DEFERRED and self._orphaned(job):
                 return None  # it waits for chunk jobs that no longer exist: run it afresh
             return self._view(job, JobState(job_id=job_id, status="queued", progress=progress))
