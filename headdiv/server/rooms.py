@@ -176,18 +176,25 @@ def end_streams() -> None:
 async def _states(room: _Room, heartbeat_s: float, owner: _Streams) -> AsyncGenerator[bytes | None, None]:
     """One follower's view of a room: its state now, then the state as it is each time it is woken (the
     newest: a slow reader skips what it missed), None each heartbeat with no change; ends with the room or
-    when the server stops."""
-    seen = -1
-    while room.alive_until >= time.monotonic() and not owner.closing:
-        if room.state.version != seen:
-            seen = room.state.version
-            yield room.event()
-            continue
-        changed = room.changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(changed.wait(), heartbeat_s)
-            continue
-        yield None
+    when the server stops. Counts the follower while it follows (at most `MAX_FOLLOWERS`)."""
+    if room.followers >= MAX_FOLLOWERS:
+        raise RoomRefused(503, f"this room has {MAX_FOLLOWERS} followers, its most")
+    room.followers += 1
+    owner._opened()
+    try:
+        seen = -1
+        while room.alive_until >= time.monotonic() and not owner.closing:
+            if room.state.version != seen:
+                seen = room.state.version
+                yield room.event()
+                continue
+            changed = room.changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), heartbeat_s)
+                continue
+            yield None
+    finally:
+        room.followers -= 1
 
 
 class MemoryRooms(_Streams):
@@ -238,16 +245,8 @@ class MemoryRooms(_Streams):
         room.wake()
 
     async def follow(self, code: str) -> AsyncGenerator[bytes | None, None]:
-        room = _check(self.rooms.get(code))
-        if room.followers >= MAX_FOLLOWERS:
-            raise RoomRefused(503, f"this room has {MAX_FOLLOWERS} followers, its most")
-        room.followers += 1
-        self._opened()
-        try:
-            async for state in _states(room, self.heartbeat_s, self):
-                yield state
-        finally:
-            room.followers -= 1
+        async for state in _states(_check(self.rooms.get(code)), self.heartbeat_s, self):
+            yield state
 
 
 class RedisRooms(_Streams):
@@ -351,21 +350,16 @@ class RedisRooms(_Streams):
         if room is None or room.alive_until < time.monotonic():
             room = _Room(record["token_hash"], RoomState.model_validate(record["state"]), float("inf"))
             self.local[code] = room
-        if room.followers >= MAX_FOLLOWERS:
-            raise RoomRefused(503, f"this room has {MAX_FOLLOWERS} followers, its most")
-        room.followers += 1
         counter = self._key(code) + ":followers"
         await self.redis.incr(counter)
         await self.redis.expire(counter, int(self.idle_s))
         task = self.listeners.get(code)
         if task is None or task.done():
             self.listeners[code] = asyncio.get_running_loop().create_task(self._listen(code, room))
-        self._opened()
         try:
             async for state in _states(room, self.heartbeat_s, self):
                 yield state
         finally:
-            room.followers -= 1
             with contextlib.suppress(Exception):
                 await self.redis.decr(counter)
             if room.followers == 0:  # this replica's last follower: its subscription goes with it

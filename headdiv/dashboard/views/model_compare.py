@@ -22,6 +22,7 @@ from headdiv.dashboard.views.model_measure import (
     SHOWN,
     VIEW_ID,
     identity,
+    model_box,
     sentence,
 )
 from headdiv.figures import models as figs
@@ -37,22 +38,11 @@ def compare_control(state: PageState) -> Component:
     suggestions."""
     return control(
         "compare with",
-        html.Div(
-            [
-                dcc.Input(
-                    id="mdl-compare",
-                    type="text",
-                    value=state.get("cmodel") or "",
-                    debounce=True,
-                    list="mdl-compare-list",
-                    placeholder="none",
-                    className="text-input",
-                ),
-                html.Datalist(
-                    [html.Option(value=name, label="built-in") for name in BUILTINS],
-                    id="mdl-compare-list",
-                ),
-            ]
+        model_box(
+            "mdl-compare",
+            str(state.get("cmodel") or ""),
+            "none",
+            [html.Option(value=name, label="built-in") for name in BUILTINS],
         ),
         "cmodel",
         "A second model (a built-in's name or a model on this server) drawn beside the first on "

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dash import dcc, html
+from dash.development.base_component import Component
+
 from headdiv.client import ApiClient, ApiError
 from headdiv.figures import models as figs
 from headdiv.schemas.results.reports import ModelHeadsReport
@@ -29,6 +32,25 @@ def measured(client: ApiClient, source: str, model: str, seed: int) -> tuple[Any
         return {"error": exc.message}, sentence(exc.message), HIDDEN
     entry = {"source": source, "model": model, "seed": seed, "result": result}
     return entry, figs.summary(ModelHeadsReport.model_validate(result), source), SHOWN
+
+
+def model_box(box_id: str, value: str, placeholder: str, options: list[Component] | None = None) -> Component:
+    """A text box naming a model, with suggestions (a datalist `<box_id>-list`): a dropdown would drop a
+    link's model before the server's listing arrives."""
+    return html.Div(
+        [
+            dcc.Input(
+                id=box_id,
+                type="text",
+                value=value,
+                debounce=True,
+                list=f"{box_id}-list",
+                placeholder=placeholder,
+                className="text-input",
+            ),
+            html.Datalist(options or [], id=f"{box_id}-list"),
+        ]
+    )
 
 
 def identity(entry: dict[str, Any]) -> list[Any]:

@@ -21,7 +21,7 @@ from headdiv.dashboard.jobs import register_exports
 from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View
 from headdiv.dashboard.views.model_compare import COMPARE_CHARTS, compare_control, compare_section, register_compare
-from headdiv.dashboard.views.model_measure import HIDDEN, SHOWN, VIEW_ID, measured
+from headdiv.dashboard.views.model_measure import HIDDEN, SHOWN, VIEW_ID, measured, model_box
 from headdiv.figures import models as figs
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.csv_tables import head_clusters_csv
@@ -86,22 +86,7 @@ def layout(state: PageState) -> Component:
                     ),
                     control(
                         "model on this server",
-                        # a text box with the server's models as suggestions (a datalist): a dropdown would
-                        # drop a link's model before the listing arrives
-                        html.Div(
-                            [
-                                dcc.Input(
-                                    id="mdl-local",
-                                    type="text",
-                                    value=state.get("smodel") or "",
-                                    debounce=True,
-                                    list="mdl-local-list",
-                                    placeholder="none: the built-in model",
-                                    className="text-input",
-                                ),
-                                html.Datalist(id="mdl-local-list"),
-                            ]
-                        ),
+                        model_box("mdl-local", str(state.get("smodel") or ""), "none: the built-in model"),
                         "smodel",
                         "A model this server has on disk (its models folder or Hugging Face cache), measured "
                         "instead of the built-in one.",
@@ -335,6 +320,19 @@ def prune_forecast(result: ModelHeadsReport, layer: int, which: str) -> str:
     )
 
 
+def model_name(name: str, component: str, help: str) -> Param:
+    """A model named in the link (a server model's id, a built-in's name), held by a text box."""
+    return Param(
+        name,
+        "name",
+        "",
+        component=component,
+        to_component=lambda v: v or "",
+        from_component=lambda c: str(c).strip() if c else "",
+        help=help,
+    )
+
+
 VIEW = View(
     id=VIEW_ID,
     label="Real models",
@@ -350,23 +348,13 @@ VIEW = View(
             choices=tuple(BUILTINS),
             help="Built-in model whose heads are measured.",
         ),
-        Param(
+        model_name(
             "smodel",
-            "name",
-            "",
-            component="mdl-local",
-            to_component=lambda v: v or "",
-            from_component=lambda c: str(c).strip() if c else "",
-            help="A model on this server (GET /api/v1/models/local) measured instead of the built-in one.",
+            "mdl-local",
+            "A model on this server (GET /api/v1/models/local) measured instead of the built-in one.",
         ),
-        Param(
-            "cmodel",
-            "name",
-            "",
-            component="mdl-compare",
-            to_component=lambda v: v or "",
-            from_component=lambda c: str(c).strip() if c else "",
-            help="A second model (a built-in's name or a server model's id) drawn beside the first.",
+        model_name(
+            "cmodel", "mdl-compare", "A second model (a built-in's name or a server model's id) drawn beside the first."
         ),
         Param("layer", "int", 0, component="mdl-layer", lo=0, hi=MAX_LAYER, help="Layer whose key overlap is drawn."),
         Param("mseed", "int", 0, component="mdl-seed", lo=0, hi=MAX_SEED, help="Seed of the random-subspace baseline."),
