@@ -17,6 +17,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from dash import Dash, Input, Output, State, ctx, dcc, no_update
@@ -24,6 +25,7 @@ from dash import Dash, Input, Output, State, ctx, dcc, no_update
 from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.ids import view_state
+from headdiv.dashboard.shared_callbacks import pure_callback
 from headdiv.dashboard.state import PageState
 from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.common import ResultModel
@@ -303,13 +305,21 @@ def register_view_job(app: Dash, client: ApiClient, view_id: str, job: ViewJob) 
 
 
 def draw_result(
-    app: Dash, store: str, outputs: list[Output], draw: Callable[..., tuple[Any, ...]], *inputs: Input
+    app: Dash,
+    store: str,
+    outputs: list[Output],
+    draw: Callable[..., tuple[Any, ...]],
+    *inputs: Input,
+    pure: bool = True,
 ) -> None:
     """Redraw `outputs` with `draw(result, *input values)` whenever the result in `store` or an input
     changes, the result read once as its job kind's model (`stored_result`); while there is no result,
-    what is on screen stays."""
+    what is on screen stays. A `pure` drawing (the figures a function of the result and the inputs alone)
+    is done once per request body for every visitor (`pure_callback`): a room of phones following one
+    lecturer, or a class opening one link, gets each state's figures built once."""
+    register = partial(pure_callback, app) if pure else app.callback
 
-    @app.callback(output=outputs, inputs=[Input(store, "data"), *inputs], prevent_initial_call=True)
+    @register(output=outputs, inputs=[Input(store, "data"), *inputs], prevent_initial_call=True)
     def _draw(data: Any, *values: Any) -> tuple[Any, ...]:
         result = stored_result(data)
         if result is None:

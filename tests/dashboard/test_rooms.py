@@ -79,3 +79,39 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             for p in (a, b):
                 p.wait_for_selector("#room-bar:has-text('has ended room')")
                 assert query_of(p)["theta"] == ["44"]
+
+
+def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it(browser: Any, server_url: str) -> None:
+    """The lecturer opens the class poll of a prediction step: each phone shows the question with its answers
+    in the page, one tap counts (once per phone), and the lecturer's reveal closes the question."""
+    import httpx
+
+    from tests.dashboard.test_accessibility import serious_findings
+
+    with phone(browser, f"{server_url}/?tour=why-many-heads&step=3&present=1&{SMALL}", 1440, 900) as lecturer:
+        lecturer.wait_for_selector("#room-bar .room-code")
+        link = lecturer.get_attribute("#room-bar .room-link", "href")
+        with phone(browser, link) as a, phone(browser, link) as b:
+            for p in (a, b):
+                follows(p, "step", "3")
+            assert a.locator("#room-vote").count() == 0  # no question before the lecturer opens its poll
+            lecturer.click("#tour-poll-open")
+            poll_id = lecturer.get_attribute("#tour-poll-link", "href").rsplit("/", 1)[1]
+            for p in (a, b):
+                p.wait_for_selector("#room-vote button[data-choice=falls]")
+                assert "θ goes from 0° to 90°" in p.inner_text("#room-vote-said")
+            assert serious_findings(a) == []
+            a.click("#room-vote button[data-choice=falls]")
+            a.wait_for_selector("#room-vote-said:has-text('Counted')")
+            assert a.locator("#room-vote button").count() == 0  # answered: no second tap
+            assert query_of(a)["step"] == ["3"] and a.locator("#room-back").count() == 0  # still following
+            b.click("#room-vote button[data-choice=rises]")
+            b.wait_for_selector("#room-vote-said:has-text('Counted')")
+            counts = httpx.get(f"{server_url}/api/v1/polls/{poll_id}").json()["counts"]
+            assert counts == {"falls": 1, "stays": 0, "rises": 1}
+            lecturer.wait_for_function(
+                "() => /^2 answers so far$/.test(document.getElementById('tour-poll-total').innerText)"
+            )
+            lecturer.click("button:has-text('It falls')")  # the reveal
+            for p in (a, b):
+                p.wait_for_selector("#room-vote", state="detached")

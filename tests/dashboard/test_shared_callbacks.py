@@ -67,3 +67,12 @@ def test_the_page_state_and_tour_callbacks_are_pure_and_the_polls_are_not() -> N
     assert any("url.search" in o for o in outputs)
     assert any("tour-narrative.children" in o for o in outputs)
     assert not any("tour-reveal" in o or "tour-poll" in o or "sim-result" in o for o in outputs), outputs
+
+
+def test_a_results_figures_are_drawn_once_for_everyone_unless_they_ask_the_api() -> None:
+    """A view's drawing of a finished result is a pure function of the request body (a room of phones, a
+    class on one link: built once); the architecture view's asks the API for the theory curves, so it runs."""
+    outputs = shared_callbacks(create_dash_app("http://127.0.0.1:9")).outputs
+    for chart in ('"cv-split","type":"chart"}.figure', '"surf-heat","type":"chart"}.figure', "tr-verdict.children"):
+        assert any(chart in o for o in outputs), (chart, outputs)
+    assert not any("arch-theory-error" in o for o in outputs)

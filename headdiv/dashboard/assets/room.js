@@ -10,7 +10,7 @@
 // Follower (/r/<code>): a server-sent-event stream; each state is applied as the page's own history entry
 // (the URL-sync and the views draw it from the same cached answers as everyone's). A control touched here
 // means exploring on one's own: states keep arriving but are not applied until "Back to the lecturer". An
-// open poll shows a link to its voting page in a panel; the reveal closes it. A dropped stream reconnects (the
+// open poll is asked in a panel on the page, answered there with one tap; the reveal closes it. A dropped stream reconnects (the
 // browser's EventSource) and is sent the current state again.
 (function () {
   var ROOM = /^\/r\/([A-HJ-NP-Z2-9]{6})\/?$/;
@@ -181,6 +181,10 @@
     });
     b.appendChild(back);
   }
+  // The lecturer's question, answered here: the vote page's own form (headdiv/dashboard/vote_page.py, which
+  // issues this phone's voter token in its cookie and counts one answer per phone) brought into this page,
+  // its answer posted in the background; the reveal on the projector closes it. Its own page stays a link
+  // for a phone whose request here fails.
   function votePanel(poll) {
     var panel = document.getElementById("room-vote");
     if (!poll) { if (panel) panel.remove(); return; }
@@ -191,14 +195,64 @@
     panel.setAttribute("data-poll", poll);
     panel.setAttribute("role", "region");
     panel.setAttribute("aria-label", "the lecturer's question");
-    panel.appendChild(el("p", "", "The lecturer asks the class a question."));
-    // its own page (pages are never framed here: frame-ancestors 'none'), in a new tab to come back to
-    var link = el("a", "btn", "Answer it");
+    var said = el("p", "room-vote-said", "The lecturer asks the class a question.");
+    said.id = "room-vote-said";
+    said.setAttribute("role", "status");
+    panel.appendChild(said);
+    document.body.appendChild(panel);
+    votePage(poll, "GET", null);
+  }
+  function fallback(panel, poll, text) {
+    if (text) panel.querySelector(".room-vote-said").textContent = text;
+    if (panel.querySelector("#room-vote-link")) return;
+    var link = el("a", "btn", "Answer on its own page");
     link.href = "/vote/" + poll;
     link.target = "_blank";
     link.id = "room-vote-link";
     panel.appendChild(link);
-    document.body.appendChild(panel);
+  }
+  // the vote page asked (GET) or answered (POST); what it says is shown in the panel
+  function votePage(poll, method, choice) {
+    var init = { method: method, credentials: "same-origin" };
+    if (choice !== null) {
+      init.headers = { "content-type": "application/x-www-form-urlencoded" };
+      init.body = "choice=" + encodeURIComponent(choice);
+    }
+    fetch("/vote/" + poll, init)
+      .then(function (r) { return r.text(); })
+      .then(function (html) {
+        var panel = document.getElementById("room-vote");
+        if (!panel || panel.getAttribute("data-poll") !== poll) return;  // closed or replaced meanwhile
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var said = panel.querySelector(".room-vote-said");
+        var old = panel.querySelector(".room-vote-choices");
+        if (old) old.remove();
+        var note = doc.querySelector(".note");
+        var prompt = doc.querySelector("h1");
+        var buttons = doc.querySelectorAll("form button[name=choice]");
+        if (note && !buttons.length) { said.textContent = note.textContent; return; }
+        if (!buttons.length) { fallback(panel, poll, prompt ? prompt.textContent : ""); return; }
+        said.textContent = (note ? note.textContent + " " : "") + (prompt ? prompt.textContent : "");
+        var choices = el("div", "room-vote-choices");
+        choices.setAttribute("role", "group");
+        choices.setAttribute("aria-label", "answers");
+        Array.prototype.forEach.call(buttons, function (b) {
+          var button = el("button", "btn", b.textContent);
+          button.type = "button";
+          button.setAttribute("data-choice", b.value);
+          button.addEventListener("click", function () {
+            Array.prototype.forEach.call(choices.querySelectorAll("button"), function (x) { x.disabled = true; });
+            said.textContent = "Sending your answer…";
+            votePage(poll, "POST", b.value);
+          });
+          choices.appendChild(button);
+        });
+        panel.appendChild(choices);
+      })
+      .catch(function () {
+        var panel = document.getElementById("room-vote");
+        if (panel && panel.getAttribute("data-poll") === poll) fallback(panel, poll, "The question could not be loaded here.");
+      });
   }
   function follow() {
     window.headdivRoom = { code: code, applied: 0, latest: null, received: 0 };

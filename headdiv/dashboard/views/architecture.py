@@ -96,7 +96,8 @@ def still(state: PageState, client: ApiClient) -> dict[str, Any]:
 
 def register_callbacks(app: Dash, client: ApiClient) -> None:
     outputs = [*chart_outputs(CHARTS), Output("arch-theory-error", "children"), Output("arch-formula", "children")]
-    draw_result(app, "arch-result", outputs, lambda result: figures(result, client))
+    # not shared: the theory curves come from the API, whose passing failure must not be kept for everyone
+    draw_result(app, "arch-result", outputs, lambda result: figures(result, client), pure=False)
 
 
 VIEW = View(
