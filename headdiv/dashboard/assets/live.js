@@ -217,12 +217,20 @@
     var job = waiting;
     waiting = null;
     busy = job.query;
-    var order = ++asked;
+    var order = ++asked, released = false;
+    // the next position is asked for before this answer is drawn: the server computes it while Plotly draws
+    function release() {
+      if (released) return;
+      released = true;
+      busy = null;
+      next();
+    }
     stats.requests += 1;
     fetch(conf.url + "?" + job.query, {credentials: "same-origin", headers: {"x-headdiv-move": "1"}})
       .then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) {
           remember(job.query, answer);
+          release();
           land(job.query, order, answer, job.box);
         });
         if (resp.status === 422 || resp.status === 429) return resp.json().then(function (body) {
@@ -232,10 +240,7 @@
         // 202 (still computing) or 204 (nothing to draw live): the release's own drawing follows
       })
       .catch(function () {})
-      .then(function () {
-        busy = null;
-        next();
-      });
+      .then(release);
   }
   function moved(box, v) {
     var query = queryWith(box, v);
