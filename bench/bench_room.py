@@ -10,7 +10,9 @@ one at a time, the drag's at 20 a second); the event followers are streams read 
 are Debian Chromium at 390×844 that opened `/r/<code>`. It prints, per change, the time from the lecturer's
 `PUT` to each follower's event (p50/p95), to each real page showing the state's URL with its first chart
 redrawn (p50/p95), the server's CPU per change (its process's user+system time over the changes, less the
-same span of quiet with everyone connected), and the bytes each event follower received per change.
+same span of quiet with everyone connected), the bytes each event follower received per change, and what
+the same two cores spent beside the server per change: the real pages' Chromium processes and the streams'
+reader (a lecture's phones are each their own device; here they share the server's cores).
 
 Targets (2-core machine): 200 followers, p95 event ≤ 500 ms, p95 redrawn ≤ 1.5 s, server CPU per change
 ≤ 50 ms + 1 ms per follower.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import statistics
@@ -61,6 +64,20 @@ def changes() -> list[str]:
 def _cpu(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
+def _browsers_cpu() -> float:
+    """User+system seconds of this process's Chromium processes (the pages' renderers, the GPU and network
+    processes, the browser itself): what the real pages cost the same two cores."""
+    import psutil
+
+    total = 0.0
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "chrom" in child.name().lower():
+                times = child.cpu_times()
+                total += times.user + times.system
+    return total
 
 
 class Followers:
@@ -143,6 +160,7 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
             idle_per_s = (_cpu(proc.pid) - quiet_start) / 5
             sent: dict[int, tuple[float, str]] = {}
             start_cpu, start = _cpu(proc.pid), time.monotonic()
+            start_browsers, start_reader = _browsers_cpu(), _cpu(reader.pid or 0)
             states = changes()
             for i, query in enumerate(states):
                 at = time.time()
@@ -152,6 +170,7 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
             time.sleep(5)  # the last states drawn
             span = time.monotonic() - start
             cpu = _cpu(proc.pid) - start_cpu - idle_per_s * span
+            browsers_cpu, reader_cpu = _browsers_cpu() - start_browsers, _cpu(reader.pid or 0) - start_reader
             seen = [page.evaluate("() => window.__seen") for page in phones]
             browser.close()
         stop.set()
@@ -190,6 +209,10 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
         "redrawn p95": pct(drawn_ms, 0.95),
         "redrawn seen": f"{len(drawn_ms)} of {len(seen) * per_change}",
         "cpu per change ms": 1000 * cpu / per_change,
+        "pages' Chromium CPU per change ms": 1000 * browsers_cpu / per_change,
+        "  of it per page ms": 1000 * browsers_cpu / per_change / max(1, pages),
+        "event readers' CPU per change ms": 1000 * reader_cpu / per_change,
+        "span of the changes, s": span,
         "bytes per follower per change": statistics.mean(bytes_by) / per_change,
     }
 

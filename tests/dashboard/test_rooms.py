@@ -82,8 +82,9 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
 
 
 def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it(browser: Any, server_url: str) -> None:
-    """The lecturer opens the class poll of a prediction step: each phone shows the question with its answers
-    in the page, one tap counts (once per phone), and the lecturer's reveal closes the question."""
+    """A prediction step on a presenting page opens its class poll by itself: each phone shows the question
+    with its answers in the page, one tap counts (once per phone), and the lecturer's reveal closes it; the
+    next prediction step asks its own."""
     import httpx
 
     from tests.dashboard.test_accessibility import serious_findings
@@ -94,8 +95,8 @@ def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it
         with phone(browser, link) as a, phone(browser, link) as b:
             for p in (a, b):
                 follows(p, "step", "3")
-            assert a.locator("#room-vote").count() == 0  # no question before the lecturer opens its poll
-            lecturer.click("#tour-poll-open")
+            # the step's class poll opens by itself on the presenting page (no "Ask the class" pressed)
+            lecturer.wait_for_selector("#tour-poll-link")
             poll_id = lecturer.get_attribute("#tour-poll-link", "href").rsplit("/", 1)[1]
             for p in (a, b):
                 p.wait_for_selector("#room-vote button[data-choice=falls]")
@@ -115,3 +116,10 @@ def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it
             lecturer.click("button:has-text('It falls')")  # the reveal
             for p in (a, b):
                 p.wait_for_selector("#room-vote", state="detached")
+            lecturer.click("text=next →")  # step 4 asks its own question: its own poll, on every phone
+            follows(a, "step", "4")
+            a.wait_for_function(
+                "(old) => { const v = document.getElementById('room-vote');"
+                " return v && v.dataset.poll !== old && v.querySelector('button[data-choice]'); }",
+                arg=poll_id,
+            )

@@ -5,7 +5,7 @@
 // link and QR code are shown with how many phones follow. The token that lets this page change the room is
 // kept in this tab's session storage, never in a link. Each change of the page's URL (view, every parameter,
 // tour step, large fonts) is sent (PUT .../state), the newest only: one request in flight, the latest state
-// after it. The class poll of a prediction step is sent while it is open (before the reveal).
+// after it. A prediction step's class poll opens by itself and is sent while it is open (before the reveal).
 //
 // Follower (/r/<code>): a server-sent-event stream; each state is applied as the page's own history entry
 // (the URL-sync and the views draw it from the same cached answers as everyone's). A control touched here
@@ -103,9 +103,23 @@
     var c = document.getElementById("room-count");
     if (c) c.textContent = " · " + n + (n === 1 ? " phone follows" : " phones follow");
   }
+  // A prediction step asks the room by itself: its class poll is opened once per step while presenting (the
+  // page's own "Ask the class"), so every phone gets the question without the lecturer reaching for it.
+  var asked = {};
+  function askTheRoom() {
+    var gate = document.getElementById("tour-gate");
+    var button = document.getElementById("tour-poll-open");
+    if (!gate || !button || !/\bconceal\b/.test(gate.className) || button.offsetParent === null) return;
+    if (document.getElementById("tour-poll-link")) return;
+    var q = new URLSearchParams(window.location.search), step = q.get("tour") + "/" + q.get("step");
+    if (asked[step]) return; // once: a refusal (too many polls) is shown on the page, not asked again
+    asked[step] = true;
+    button.click();
+  }
   // the newest state, one request at a time; `force` re-sends the same (keeps the room alive)
   function send(force) {
     if (!room) return;
+    askTheRoom();
     var state = { query: shownQuery(), poll: openPoll() };
     var text = JSON.stringify(state);
     if (!force && text === lastSent) return;
