@@ -274,3 +274,42 @@ def test_the_real_models_layer_charts_follow_the_thumb_with_one_history_entry(pa
     assert during == sorted(set(during)) and during[-1] > 0, during  # each a layer the thumb passed, in order
     page.wait_for_timeout(1500)  # the drag's writes are over: still one entry
     assert page.evaluate("() => history.length") == before + 1
+
+
+def test_while_held_only_the_charts_on_screen_are_redrawn_and_the_release_draws_the_rest(
+    page: Any, server_url: str
+) -> None:
+    """Each redraw costs the page's one thread: while the thumb is held the charts scrolled out of sight wait,
+    and the release brings every chart of the view to the released value's figures."""
+    page.set_viewport_size({"width": 1440, "height": 700})
+    _opened(page, server_url, "theta=60")
+    names = page.evaluate(
+        "(s) => [...document.querySelectorAll(s)].map((g) => {"
+        " const r = g.getBoundingClientRect();"
+        " return [JSON.parse(g.closest('[id^=\"{\"]').id).name, r.top < innerHeight && r.bottom > 0]; })",
+        CHARTS,
+    )
+    hidden = [n for n, visible in names if not visible]
+    seen = [n for n, visible in names if visible]
+    assert hidden and seen, names  # some of the view's charts are below the fold at this height
+    shown = "(names) => names.map((n) => window.headdivLive.shown(n))"
+    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
+    track = page.locator(".ctl-theta .dash-slider-track").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(x - track["width"] * 0.2 * i / 10, y)
+        page.wait_for_timeout(60)
+    page.wait_for_function("() => window.headdivLive.trail.length >= 2", timeout=20_000)
+    # drawn by the live path while held: the charts on screen only (the others still show the page's own)
+    assert all(page.evaluate(shown, seen)) and not any(page.evaluate(shown, hidden)), names
+    page.mouse.up()
+    page.wait_for_function("() => !location.search.includes('theta=60')")
+    # every chart ends on the released state's part (the key the live answer for the URL's state has)
+    page.wait_for_function(
+        "(names) => fetch(JSON.parse(document.querySelector('meta[name=headdiv-live]').content).url"
+        " + location.search).then((r) => r.status === 200 ? r.json() : null)"
+        ".then((a) => !!a && names.every((n) => window.headdivLive.shown(n) === a.parts[0].key))",
+        arg=[n for n, _ in names],
+    )

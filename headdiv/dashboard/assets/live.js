@@ -135,14 +135,24 @@
   // A chart is redrawn unless it shows that part's figure already (the same key, and the very data this
   // script gave it: a chart Dash has redrawn since is redrawn again). Only the lesson whose slider moved
   // changes on Foundations; the others' charts are left alone.
+  // While a thumb is held, only the charts on screen are redrawn (each redraw is 25-35 ms of the page's one
+  // thread: the hand sees more positions); the release draws the rest (`up`).
   var shown = {}; // chart name -> {key, data}
-  function draw(query, answer) {
+  stats.shown = function (name) { return shown[name] ? shown[name].key : null; }; // the part a chart shows
+  var deferred = null; // {query, answer}: drawn while held, with charts off screen left for the release
+  function onScreen(gd) {
+    var r = gd.getBoundingClientRect();
+    return r.bottom > 0 && r.right > 0 && r.top < window.innerHeight && r.left < window.innerWidth;
+  }
+  function draw(query, answer, finishing) {
     var ids = ["hl-mse", "hl-hdi", "hl-heff", "hl-corr"];
+    deferred = null;
     (answer.parts || []).forEach(function (part) {
       Object.keys(part.charts).forEach(function (name) {
         var gd = chart(name), fig = part.charts[name], was = shown[name];
         if (!gd || !window.Plotly) return;
         if (was && was.key === part.key && gd.data === was.data) return;
+        if (down && !onScreen(gd)) { deferred = {query: query, answer: answer}; return; }
         window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
         shown[name] = {key: part.key, data: gd.data};
       });
@@ -151,6 +161,7 @@
         if (el) el.textContent = text;
       });
     });
+    if (finishing) return; // the same state's charts completed: not another drawing of the trail
     stats.drawn += 1;
     stats.trail.push(query);
     if (stats.trail.length > 200) stats.trail.shift();
@@ -332,6 +343,10 @@
     // one that did not (a live slider writes on release): the release's write is a new entry, and so is any after
     if (down) keyBurstUntil = burstPushed ? Date.now() + KEY_BURST_MS : 0;
     down = false;
+    // the charts left off screen while held: drawn now if what was drawn is the latest position (else its
+    // answer, still to land, draws every chart)
+    if (deferred && key(deferred.query) === key(latest)) draw(deferred.query, deferred.answer, true);
+    deferred = null;
   }
   document.addEventListener("pointerup", up, true);
   document.addEventListener("pointercancel", up, true);
