@@ -229,7 +229,8 @@
     waiting = null;
     busy = job.query;
     var order = ++asked, released = false;
-    // the next position is asked for before this answer is drawn: the server computes it while Plotly draws
+    // a position waiting is asked for before this answer is drawn (the server computes it while Plotly
+    // draws); what is asked ahead waits for the drawing (it would take the cores from it)
     function release() {
       if (released) return;
       released = true;
@@ -241,7 +242,7 @@
       .then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) {
           remember(job.query, answer);
-          release();
+          if (waiting) release();
           land(job.query, order, answer, job.box);
         });
         if (resp.status === 422 || resp.status === 429) return resp.json().then(function (body) {
