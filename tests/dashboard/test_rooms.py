@@ -3,6 +3,7 @@ own and comes back (`assets/room.js`, `headdiv/server/rooms.py`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -123,3 +124,36 @@ def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it
                 " return v && v.dataset.poll !== old && v.querySelector('button[data-choice]'); }",
                 arg=poll_id,
             )
+
+
+def test_a_phone_whose_stream_drops_reconnects_and_shows_the_state_it_missed(browser: Any, server_url: str) -> None:
+    """The follower's first stream is cut after its first state (the network drops it); meanwhile the lecturer
+    moves on; the browser's EventSource reconnects by itself and the server sends the current state."""
+    with phone(browser, f"{server_url}/?present=1&{SMALL}", 1440, 900) as lecturer:
+        lecturer.wait_for_selector("#room-bar .room-code")
+        link = lecturer.get_attribute("#room-bar .room-link", "href")
+        context = browser.new_context(viewport={"width": 390, "height": 844})
+        streams: list[str] = []
+
+        def cut_the_first(route: Any) -> None:
+            streams.append(route.request.url)
+            if len(streams) == 1:  # one state, then the connection ends as a dropped one does
+                first = f"retry: 300\nid: 0\nevent: state\ndata: {json.dumps({'query': '?' + SMALL})}\n\n"
+                route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body=first)
+            else:
+                route.continue_()
+
+        try:
+            context.route("**/api/v1/rooms/*/events", cut_the_first)
+            p = context.new_page()
+            p.set_default_timeout(30_000)
+            lecturer.focus("#sc-theta [role=slider]")
+            lecturer.keyboard.press("ArrowLeft")  # a state the phone's first stream never carries
+            lecturer.wait_for_function("() => new URLSearchParams(location.search).get('theta') === '44'")
+            p.goto(link)
+            follows(p, "theta", "44")  # from the second stream: reconnected, sent the current state
+            assert len(streams) >= 2
+            p.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            assert p.locator(".room-problem").count() == 0  # a drop is not an ended room
+        finally:
+            context.close()
