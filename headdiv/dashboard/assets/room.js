@@ -10,8 +10,8 @@
 // Follower (/r/<code>): a server-sent-event stream; each state is applied as the page's own history entry
 // (the URL-sync and the views draw it from the same cached answers as everyone's). A control touched here
 // means exploring on one's own: states keep arriving but are not applied until "Back to the lecturer". An
-// open poll is asked in a panel on the page, answered there with one tap; the reveal closes it. A dropped stream reconnects (the
-// browser's EventSource) and is sent the current state again.
+// open poll is asked in a panel on the page, answered there with one tap; the reveal closes it. A dropped
+// stream reconnects (the browser's EventSource) and is sent the current state again.
 (function () {
   var ROOM = /^\/r\/([A-HJ-NP-Z2-9]{6})\/?$/;
   var KEY = "headdiv-room";
