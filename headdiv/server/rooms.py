@@ -1,7 +1,7 @@
 """Rooms: every phone in a lecture hall follows what the lecturer's page shows.
 
 A room holds one state, the newest the lecturer's page sent: its URL query (view, every parameter, tour step,
-large fonts) and the class poll open on it, if any. Followers hold a server-sent-event stream; each is woken
+large fonts), the class poll open on it, if any, and the answer its step's question was revealed with. Followers hold a server-sent-event stream; each is woken
 when the state changes and is sent the state as it is *then*: a follower slow to read skips the states it
 missed (the newest wins; nothing queues behind old states). A state is a few hundred bytes; the figures it
 names are drawn by the page from the same content-cached answers as everyone else's.
@@ -50,6 +50,8 @@ QUERY_PATTERN = r"^(\?[^#\s]*)?$"
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes are read aloud and typed on phones: no 0/O, 1/I."""
 CODE_LENGTH = 6
+CHOICE_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
+"""A prediction question's choice id (`headdiv.dashboard.tours`)."""
 
 
 class RoomState(BaseModel):
@@ -59,8 +61,17 @@ class RoomState(BaseModel):
         "", max_length=MAX_QUERY, pattern=QUERY_PATTERN, description="The page's URL query, `?` included."
     )
     poll: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{16}$", description="The class poll open on it.")
+    reveal: str | None = Field(
+        None,
+        pattern=CHOICE_PATTERN,
+        description="The answer the lecturer's page revealed the shown step's question with.",
+    )
     version: int = 0
     at: float = 0.0
+
+    def shows(self) -> tuple[str, str | None, str | None]:
+        """What followers see of it: a state that shows the same is a keep-alive, not a change."""
+        return self.query, self.poll, self.reveal
 
 
 class RoomRefused(Exception):
@@ -226,7 +237,7 @@ class MemoryRooms(_Streams):
     async def publish(self, code: str, token: str, state: RoomState) -> RoomState:
         room = _check(self.rooms.get(code), token)
         room.alive_until = time.monotonic() + self.idle_s
-        if (state.query, state.poll) == (room.state.query, room.state.poll):
+        if state.shows() == room.state.shows():
             return room.state  # a keep-alive: followers are not woken
         room.state = state.model_copy(update={"version": room.state.version + 1, "at": time.time()})
         room.wake()
@@ -296,7 +307,7 @@ class RedisRooms(_Streams):
     async def publish(self, code: str, token: str, state: RoomState) -> RoomState:
         record = await self._load(code, token)
         old = RoomState.model_validate(record["state"])
-        if (state.query, state.poll) == (old.query, old.poll):
+        if state.shows() == old.shows():
             await self.redis.expire(self._key(code), int(self.idle_s))
             return old
         new = state.model_copy(update={"version": old.version + 1, "at": time.time()})

@@ -84,8 +84,9 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
 
 def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it(browser: Any, server_url: str) -> None:
     """A prediction step on a presenting page opens its class poll by itself: each phone shows the question
-    with its answers in the page, one tap counts (once per phone), and the lecturer's reveal closes it; the
-    next prediction step asks its own."""
+    with its answers in the page, one tap counts (once per phone), and the lecturer's reveal closes it and
+    shows every phone the figure, with its own vote as its answer (the lecturer's pick where it did not
+    vote); the next prediction step asks its own."""
     import httpx
 
     from tests.dashboard.test_accessibility import serious_findings
@@ -107,16 +108,22 @@ def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it
             a.wait_for_selector("#room-vote-said:has-text('Counted')")
             assert a.locator("#room-vote button").count() == 0  # answered: no second tap
             assert query_of(a)["step"] == ["3"] and a.locator("#room-back").count() == 0  # still following
-            b.click("#room-vote button[data-choice=rises]")
-            b.wait_for_selector("#room-vote-said:has-text('Counted')")
+            b.wait_for_selector("#room-vote button[data-choice=rises]")  # b does not answer
             counts = httpx.get(f"{server_url}/api/v1/polls/{poll_id}").json()["counts"]
-            assert counts == {"falls": 1, "stays": 0, "rises": 1}
+            assert counts == {"falls": 1, "stays": 0, "rises": 0}
             lecturer.wait_for_function(
-                "() => /^2 answers so far$/.test(document.getElementById('tour-poll-total').innerText)"
+                "() => /^1 answers so far$/.test(document.getElementById('tour-poll-total').innerText)"
             )
-            lecturer.click("button:has-text('It falls')")  # the reveal
+            lecturer.click("button:has-text('It rises')")  # the reveal, with the lecturer's own pick
             for p in (a, b):
                 p.wait_for_selector("#room-vote", state="detached")
+            # every phone shows the revealed figure with its own vote as its answer (a), or the lecturer's
+            # pick where it did not vote (b); none stepped away
+            a.wait_for_selector("#tour-reveal:has-text('Right: you chose “It falls”')")
+            b.wait_for_selector("#tour-reveal:has-text('Not quite: you chose “It rises”')")
+            for p in (a, b):
+                p.wait_for_function("() => !document.querySelector('#tour-gate').classList.contains('conceal')")
+                assert p.locator("#room-back").count() == 0
             lecturer.click("text=next →")  # step 4 asks its own question: its own poll, on every phone
             follows(a, "step", "4")
             a.wait_for_function(

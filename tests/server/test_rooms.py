@@ -49,10 +49,10 @@ def _make(url: str) -> tuple[str, str]:
     return body["code"], body["token"]
 
 
-def _put(url: str, code: str, token: str, query: str, poll: str | None = None) -> httpx.Response:
+def _put(url: str, code: str, token: str, query: str, poll: str | None = None, **more: str) -> httpx.Response:
     return httpx.put(
         f"{url}/api/v1/rooms/{code}/state",
-        json={"query": query, "poll": poll},
+        json={"query": query, "poll": poll, **more},
         headers={"X-Headdiv-Lecturer": token},
         timeout=10,
     )
@@ -83,11 +83,12 @@ class Follower:
                     self.ended.set()
                     return
 
-    def wait_for(self, query: str, limit_s: float = 10) -> float:
+    def wait_for(self, query: str, limit_s: float = 10, **more: str) -> float:
+        """When the first state with this query (and the `more` fields) arrived."""
         deadline = time.monotonic() + limit_s
         while time.monotonic() < deadline:
             for at, state in self.states:
-                if state["query"] == query:
+                if state["query"] == query and all(state.get(k) == v for k, v in more.items()):
                     return at
             time.sleep(0.01)
         raise AssertionError(f"never received {query!r}: {[s['query'] for _, s in self.states]}")
@@ -125,6 +126,11 @@ def test_followers_see_the_lecturers_states_and_nobody_else_can_set_them(served:
     assert _put(served, code, token, "?theta=4").json()["version"] == 6
     time.sleep(0.3)
     assert len(first.states) == count
+    # the step's question revealed on the lecturer's page is news, with the answer it was revealed with
+    assert _put(served, code, token, "?theta=4", reveal="falls").json()["version"] == 7
+    first.wait_for("?theta=4", reveal="falls")
+    bad = _put(served, code, token, "?theta=4", reveal="<b>falls</b>")
+    assert bad.status_code == 422 and bad.json()["message"].startswith("reveal: ")
     # the lecturer ends it: every follower is told
     assert httpx.delete(f"{served}/api/v1/rooms/{code}", headers={"X-Headdiv-Lecturer": token}).status_code == 204
     assert first.ended.wait(5) and second.ended.wait(5)

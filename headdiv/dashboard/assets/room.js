@@ -51,8 +51,30 @@
     return m ? m[1] : null;
   }
 
+  // the step a page shows ("tour/step"), the key a step's answer and vote are kept under
+  function stepShown() {
+    var q = new URLSearchParams(window.location.search);
+    return q.get("tour") ? q.get("tour") + "/" + q.get("step") : null;
+  }
+  // the choice id a tour choice button stands for (its Dash id is {"type": "tour-choice", "choice": id})
+  function choiceOf(button) {
+    try { return JSON.parse(button.id).choice || null; } catch (e) { return null; }
+  }
+  function choiceButton(choice) {
+    var found = null;
+    document.querySelectorAll(".tour-choices button").forEach(function (b) { if (choiceOf(b) === choice) found = b; });
+    return found;
+  }
+
   // ---- lecturer ------------------------------------------------------------------------------------
   var room = null, sending = false, pending = false, lastSent = null;
+  var revealedWith = {}; // step -> the choice its question was answered with on this page
+  // the answer the shown step's question is revealed with here (its figure shown), else null
+  function revealed() {
+    var step = stepShown(), gate = document.getElementById("tour-gate");
+    if (!step || !gate || /\bconceal\b/.test(gate.className)) return null;
+    return document.querySelector("#tour-reveal .tour-answer") ? revealedWith[step] || null : null;
+  }
 
   function saved() {
     try { return JSON.parse(window.sessionStorage.getItem(KEY) || "null"); } catch (e) { return null; }
@@ -111,7 +133,7 @@
     var button = document.getElementById("tour-poll-open");
     if (!gate || !button || !/\bconceal\b/.test(gate.className) || button.offsetParent === null) return;
     if (document.getElementById("tour-poll-link")) return;
-    var q = new URLSearchParams(window.location.search), step = q.get("tour") + "/" + q.get("step");
+    var step = stepShown();
     if (asked[step]) return; // once: a refusal (too many polls) is shown on the page, not asked again
     asked[step] = true;
     button.click();
@@ -120,7 +142,7 @@
   function send(force) {
     if (!room) return;
     askTheRoom();
-    var state = { query: shownQuery(), poll: openPoll() };
+    var state = { query: shownQuery(), poll: openPoll(), reveal: revealed() };
     var text = JSON.stringify(state);
     if (!force && text === lastSent) return;
     if (sending) { pending = true; return; }
@@ -158,11 +180,35 @@
   // ---- follower ------------------------------------------------------------------------------------
   var code = null, latest = null, away = false, applying = false, source = null;
 
+  var voted = {}; // step -> this phone's answer to its class poll
+  var revealTimer = null;
+  // The lecturer revealed the step's answer: this phone's figure is shown too, with its own vote as its
+  // answer (so it reads "Not quite: you chose …" when it voted otherwise), or the lecturer's when it did not
+  // vote. The step's choice buttons may not be drawn yet when the state arrives: looked for a while.
+  function reveal(state) {
+    clearTimeout(revealTimer);
+    if (!state.reveal || away) return;
+    var tries = 0;
+    (function look() {
+      if (latest !== state || away) return;
+      var gate = document.getElementById("tour-gate"), step = stepShown();
+      var button = step && choiceButton(voted[step] || state.reveal);
+      if (gate && /\bconceal\b/.test(gate.className) && button) {
+        applying = true;
+        button.click();
+        applying = false;
+        return;
+      }
+      if (gate && !/\bconceal\b/.test(gate.className) && document.querySelector("#tour-reveal .tour-answer")) return;
+      if (++tries < 50) revealTimer = setTimeout(look, 200);
+    })();
+  }
   function apply(state) {
     latest = state;
     window.headdivRoom.latest = state;
     votePanel(state.poll);
     if (away) return;
+    setTimeout(function () { reveal(state); }, 0);
     var target = "/r/" + code + (state.query || "");
     if (window.location.pathname + window.location.search === target) return;
     applying = true;
@@ -255,6 +301,7 @@
           button.type = "button";
           button.setAttribute("data-choice", b.value);
           button.addEventListener("click", function () {
+            if (stepShown()) voted[stepShown()] = b.value;
             Array.prototype.forEach.call(choices.querySelectorAll("button"), function (x) { x.disabled = true; });
             said.textContent = "Sending your answer…";
             votePage(poll, "POST", b.value);
@@ -305,7 +352,10 @@
     var m = ROOM.exec(window.location.pathname);
     if (m) { code = m[1]; follow(); return; }
     document.addEventListener("click", function (e) {
-      if (e.target && e.target.closest && e.target.closest("#present-btn")) present();
+      if (!e.target || !e.target.closest) return;
+      if (e.target.closest("#present-btn")) present();
+      var choice = e.target.closest(".tour-choices button");
+      if (choice && stepShown() && choiceOf(choice)) revealedWith[stepShown()] = choiceOf(choice);
     });
     var wrap = function (name) {
       var original = window.history[name];

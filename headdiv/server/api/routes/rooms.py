@@ -22,6 +22,7 @@ from headdiv.server.api.deps import BackendDep, SettingsDep, call
 from headdiv.server.api.responses import ERROR_RESPONSES, client_of
 from headdiv.server.api.routes.polls import poll_store
 from headdiv.server.rooms import (
+    CHOICE_PATTERN,
     CLIENT_ROOMS,
     CLIENT_ROOMS_WINDOW_S,
     CODE_ALPHABET,
@@ -74,6 +75,9 @@ class StateSent(StrictModel):
         "", max_length=MAX_QUERY, pattern=QUERY_PATTERN, description="The lecturer's page's URL query, `?` included."
     )
     poll: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{16}$", description="The class poll open on it.")
+    reveal: str | None = Field(
+        None, pattern=CHOICE_PATTERN, description="The answer the shown step's question was revealed with."
+    )
 
 
 def rooms_of(request: Request, settings: ServerSettings) -> Rooms:
@@ -145,7 +149,7 @@ async def set_state(
     """The lecturer's page's state; the same state again keeps the room alive without waking anyone."""
     rooms = rooms_of(request, settings)
     try:
-        state = await rooms.publish(code, token, RoomState(query=body.query, poll=body.poll))
+        state = await rooms.publish(code, token, RoomState(query=body.query, poll=body.poll, reveal=body.reveal))
     except RoomRefused as exc:
         raise _refused(exc) from None
     found = await rooms.get(code)
