@@ -34,6 +34,21 @@ def _opened(page: Any, server_url: str, query: str) -> None:
     )
 
 
+def _hold_and_drag(page: Any, control: str, share: float, moves: int, pause_ms: int) -> None:
+    """Presses the control's thumb and moves it by `share` of its track's width (negative: to the left) in
+    `moves` steps `pause_ms` apart, a hand's pace; the button stays down for the caller to release."""
+    slider = page.locator(f"{control} [role=slider]")
+    slider.scroll_into_view_if_needed()
+    thumb = slider.bounding_box()
+    track = page.locator(f"{control} .dash-slider-track").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, moves + 1):
+        page.mouse.move(x + track["width"] * share * i / moves, y)
+        page.wait_for_timeout(pause_ms)
+
+
 def test_dragging_theta_redraws_the_charts_while_the_button_is_down(page: Any, server_url: str) -> None:
     _opened(page, server_url, "theta=60")
     page.evaluate(
@@ -42,14 +57,7 @@ def test_dragging_theta_redraws_the_charts_while_the_button_is_down(page: Any, s
         CHARTS,
     )
     before = page.evaluate("() => history.length")
-    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
-    track = page.locator(".ctl-theta .dash-slider-track").bounding_box()
-    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for i in range(1, 21):
-        page.mouse.move(x - track["width"] * 0.3 * i / 20, y)
-        page.wait_for_timeout(60)
+    _hold_and_drag(page, ".ctl-theta", -0.3, 20, 60)
     # the charts followed before the button is released (live answers only: the URL is still the old one)
     page.wait_for_function("() => window.headdivLive.trail.length >= 2", timeout=20_000)
     assert "theta=60" in page.evaluate("() => location.search")
@@ -250,20 +258,11 @@ def test_the_real_models_layer_charts_follow_the_thumb_with_one_history_entry(pa
         heat,
     )
     before = page.evaluate("() => history.length")
-    slider = page.locator("#mdl-layer [role=slider]")
-    slider.scroll_into_view_if_needed()
-    thumb = slider.bounding_box()
-    track = page.locator("#mdl-layer .dash-slider-track").bounding_box()
-    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for i in range(1, 11):
-        page.mouse.move(x + track["width"] * 0.8 * i / 10, y)
-        page.wait_for_timeout(250)
+    _hold_and_drag(page, "#mdl-layer", 0.8, 10, 250)
     page.wait_for_function("() => window.__layers.length >= 2", timeout=20_000)
     during = page.evaluate("() => window.__layers.slice()")
     page.mouse.up()
-    released = int(slider.get_attribute("aria-valuenow") or 0)
+    released = int(page.locator("#mdl-layer [role=slider]").get_attribute("aria-valuenow") or 0)
     assert released >= 3
     page.wait_for_function("(l) => location.search.includes('layer=' + l)", arg=released)
     page.wait_for_function(
@@ -293,14 +292,7 @@ def test_while_held_only_the_charts_on_screen_are_redrawn_and_the_release_draws_
     seen = [n for n, visible in names if visible]
     assert hidden and seen, names  # some of the view's charts are below the fold at this height
     shown = "(names) => names.map((n) => window.headdivLive.shown(n))"
-    thumb = page.locator(".ctl-theta [role=slider]").bounding_box()
-    track = page.locator(".ctl-theta .dash-slider-track").bounding_box()
-    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for i in range(1, 11):
-        page.mouse.move(x - track["width"] * 0.2 * i / 10, y)
-        page.wait_for_timeout(60)
+    _hold_and_drag(page, ".ctl-theta", -0.2, 10, 60)
     page.wait_for_function("() => window.headdivLive.trail.length >= 2", timeout=20_000)
     # drawn by the live path while held: the charts on screen only (the others still show the page's own)
     assert all(page.evaluate(shown, seen)) and not any(page.evaluate(shown, hidden)), names

@@ -42,11 +42,15 @@
     }).join("&");
     return q ? "?" + q : "";
   }
+  // whether the tour step's figure is hidden behind its question (the gate's "conceal"); null with no gate
+  function concealed() {
+    var gate = document.getElementById("tour-gate");
+    return gate ? /\bconceal\b/.test(gate.className) : null;
+  }
   // the poll a prediction step has open on the lecturer's page, until its answer is revealed
   function openPoll() {
-    var gate = document.getElementById("tour-gate");
     var link = document.getElementById("tour-poll-link");
-    if (!gate || !link || !/\bconceal\b/.test(gate.className)) return null;
+    if (!link || concealed() !== true) return null;
     var m = /\/vote\/([A-Za-z0-9_-]{16})/.exec(link.getAttribute("href") || "");
     return m ? m[1] : null;
   }
@@ -71,8 +75,8 @@
   var revealedWith = {}; // step -> the choice its question was answered with on this page
   // the answer the shown step's question is revealed with here (its figure shown), else null
   function revealed() {
-    var step = stepShown(), gate = document.getElementById("tour-gate");
-    if (!step || !gate || /\bconceal\b/.test(gate.className)) return null;
+    var step = stepShown();
+    if (!step || concealed() !== false) return null;
     return document.querySelector("#tour-reveal .tour-answer") ? revealedWith[step] || null : null;
   }
 
@@ -129,9 +133,8 @@
   // page's own "Ask the class"), so every phone gets the question without the lecturer reaching for it.
   var asked = {};
   function askTheRoom() {
-    var gate = document.getElementById("tour-gate");
     var button = document.getElementById("tour-poll-open");
-    if (!gate || !button || !/\bconceal\b/.test(gate.className) || button.offsetParent === null) return;
+    if (!button || concealed() !== true || button.offsetParent === null) return;
     if (document.getElementById("tour-poll-link")) return;
     var step = stepShown();
     if (asked[step]) return; // once: a refusal (too many polls) is shown on the page, not asked again
@@ -191,15 +194,15 @@
     var tries = 0;
     (function look() {
       if (latest !== state || away) return;
-      var gate = document.getElementById("tour-gate"), step = stepShown();
+      var hidden = concealed(), step = stepShown();
       var button = step && choiceButton(voted[step] || state.reveal);
-      if (gate && /\bconceal\b/.test(gate.className) && button) {
+      if (hidden === true && button) {
         applying = true;
         button.click();
         applying = false;
         return;
       }
-      if (gate && !/\bconceal\b/.test(gate.className) && document.querySelector("#tour-reveal .tour-answer")) return;
+      if (hidden === false && document.querySelector("#tour-reveal .tour-answer")) return;
       if (++tries < 50) revealTimer = setTimeout(look, 200);
     })();
   }
