@@ -1,7 +1,8 @@
-"""Every student can use it: axe-core's WCAG 2.0/2.1/2.2 A and AA rules find nothing serious or critical on
-any view at three sizes, on a tour's steps, the poll's page and reveal, the embedded view and the exported
-files; every chart is a figure named by its title, described from its numbers, with its data as a table one
-Enter away. axe-core comes with `axe-playwright-python` (a test dependency) and runs in Debian's Chromium.
+"""Every student can use it: axe-core's WCAG 2.0/2.1/2.2 A and AA rules (`tests/dashboard/axe.py`) find nothing
+serious or critical on a tour's steps, the poll's page and reveal, the embedded view and the exported files
+(every view at three sizes is audited in the layout pass, `test_layout_browser.py`, on the pages it measures);
+every chart is a figure named by its title, described from its numbers, with its data as a table one Enter
+away.
 """
 
 from __future__ import annotations
@@ -14,25 +15,12 @@ import pytest
 
 from headdiv.dashboard.tours import TOURS
 from headdiv.dashboard.views import VIEWS
+from tests.dashboard.axe import serious_findings
 from tests.dashboard.test_layout_browser import LIGHT, wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.browser]
 
-WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 TOUR = "why-many-heads"
-
-
-def serious_findings(page: Any) -> list[str]:
-    """axe-core's serious and critical findings on the page as it is now, one line each (rule, element, why)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}, "resultTypes": ["violations"]})
-    return [
-        f"{v['id']}: {node['target']} {node.get('failureSummary', '')[:160]!r}"
-        for v in found.response["violations"]
-        if v["impact"] in ("serious", "critical")
-        for node in v["nodes"]
-    ]
 
 
 def charts_drawn(page: Any) -> None:
@@ -42,30 +30,6 @@ def charts_drawn(page: Any) -> None:
         " return g.length > 0 && g.every((e) => e.data && e.data.length && e.getAttribute('aria-describedby')); }",
         timeout=180_000,
     )
-
-
-@pytest.mark.parametrize(
-    ("width", "height", "large"),
-    [
-        pytest.param(1440, 900, False, id="laptop-1440x900"),
-        pytest.param(1024, 768, True, id="projector-1024x768-large"),
-        pytest.param(390, 844, False, id="phone-390x844"),
-    ],
-)
-def test_no_view_has_a_serious_axe_finding(browser: Any, server_url: str, width: int, height: int, large: bool) -> None:
-    phone = width < 600
-    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        findings: list[str] = []
-        for view in VIEWS:
-            page.goto(f"{server_url}/?tab={view.id}&{LIGHT}" + ("&large=1" if large else ""))
-            wait_view_drawn(page, view.id)
-            findings += [f"{view.id}: {f}" for f in serious_findings(page)]
-        assert findings == [], "\n".join(findings)
-    finally:
-        context.close()
 
 
 def wait_step(page: Any, title: str) -> None:

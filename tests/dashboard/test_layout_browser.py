@@ -1,6 +1,6 @@
 """The page's layout in real headless Chromium at the sizes it is used at, measured rather than eyeballed.
 
-Projector (1024x768, with and without large fonts), laptop (1280x720) and phone (390x844): for every tab,
+Laptop (1440x900, 1280x720), projector (1024x768, with and without large fonts) and phone (390x844): for every tab,
 no horizontal scroll (`scrollWidth` <= the viewport) and no text box over another (tab labels, header
 numbers, chart titles, legends, annotations, bar labels, axis labels, control labels), and every chart's
 text inside its chart. Screenshots go to test-artifacts/ (ignored by git); `make screenshots` copies the
@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from headdiv.dashboard.views import VIEWS
+from tests.dashboard.axe import serious_findings
 from tests.dashboard.conftest import ARTIFACTS, ROOT, dashboard_against_a_dead_api
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.browser]
@@ -180,18 +181,22 @@ def wait_view_drawn(page: Any, tab: str) -> None:
 
 
 SIZES = [
-    pytest.param(1024, 768, False, id="projector-1024x768"),
-    pytest.param(1024, 768, True, id="projector-1024x768-large"),
-    pytest.param(1280, 720, False, id="laptop-1280x720"),
-    pytest.param(1280, 720, True, id="laptop-1280x720-large"),
-    pytest.param(390, 844, False, id="phone-390x844"),
+    pytest.param(1440, 900, False, True, id="laptop-1440x900"),
+    pytest.param(1024, 768, False, False, id="projector-1024x768"),
+    pytest.param(1024, 768, True, True, id="projector-1024x768-large"),
+    pytest.param(1280, 720, False, False, id="laptop-1280x720"),
+    pytest.param(1280, 720, True, False, id="laptop-1280x720-large"),
+    pytest.param(390, 844, False, True, id="phone-390x844"),
 ]
+"""Width, height, large fonts, and whether axe-core audits each view there too (on the page just measured:
+one drawing of every view per size serves both checks)."""
 
 
-@pytest.mark.parametrize(("width", "height", "large"), SIZES)
+@pytest.mark.parametrize(("width", "height", "large", "audited"), SIZES)
 def test_every_tab_fits_without_overlapping_text(
-    browser: Any, server_url: str, width: int, height: int, large: bool
+    browser: Any, server_url: str, width: int, height: int, large: bool, audited: bool
 ) -> None:
+    """...and, at the audited sizes, no view has a serious or critical axe-core finding (`tests/dashboard/axe.py`)."""
     phone = width < 600
     context = browser.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
     try:
@@ -210,6 +215,8 @@ def test_every_tab_fits_without_overlapping_text(
             problems += [f"{view.id}: slider label {t!r} is cut off by the screen's edge" for t in cut_marks(page)]
             problems += [f"{view.id}: the title {t!r} is not drawn" for t in missing_titles(page)]
             page.screenshot(path=str(ARTIFACTS / f"layout-{width}x{height}{'-large' if large else ''}-{view.id}.png"))
+            if audited:
+                problems += [f"{view.id}: axe: {f}" for f in serious_findings(page)]
         assert not problems, "\n".join(problems)
 
         # the header is one line: no taller than its tallest item plus padding

@@ -53,7 +53,7 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
                 p.wait_for_selector("#room-bar:has-text('Following the lecturer')")
             lecturer.wait_for_function("() => /2 phones follow/.test(document.getElementById('room-count').innerText)")
             # the room's bar and the follower's line, for every student (the views are checked elsewhere)
-            from tests.dashboard.test_accessibility import serious_findings
+            from tests.dashboard.axe import serious_findings
 
             assert serious_findings(lecturer) == [] and serious_findings(a) == []
             # the lecturer changes the view: both phones show it
@@ -89,7 +89,7 @@ def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it
     vote); the next prediction step asks its own."""
     import httpx
 
-    from tests.dashboard.test_accessibility import serious_findings
+    from tests.dashboard.axe import serious_findings
 
     with phone(browser, f"{server_url}/?tour=why-many-heads&step=3&present=1&{SMALL}", 1440, 900) as lecturer:
         lecturer.wait_for_selector("#room-bar .room-code")

@@ -76,18 +76,32 @@
       if (by.split(" ").indexOf(label.id) < 0) button.setAttribute("aria-labelledby", (label.id + " " + by).trim());
     }
   }
-  function all(root) {
-    root = root || document;
-    root.querySelectorAll("[role=slider]").forEach(slider);
-    root.querySelectorAll(".dash-options-list[role=listbox]").forEach(choices);
-    root.querySelectorAll("button.dash-dropdown").forEach(dropdown);
-    root.querySelectorAll("input:not([type=hidden]):not(.dash-dropdown-focus-target), textarea").forEach(input);
+  // each element of `root`'s subtree matching `selector`, `root` itself included
+  function each(root, selector, fn) {
+    if (root.matches && root.matches(selector)) fn(root);
+    root.querySelectorAll(selector).forEach(fn);
   }
-  var pending = false;
-  function soon() {
+  function all(root) {
+    each(root, "[role=slider]", slider);
+    each(root, ".dash-options-list[role=listbox]", choices);
+    each(root, "button.dash-dropdown", dropdown);
+    each(root, "input:not([type=hidden]):not(.dash-dropdown-focus-target), textarea", input);
+  }
+  // What was added is mended once per frame, and only there (with the control around it, whose label may
+  // have come after its input): a chart's redraw or a re-rendered slider costs its own few nodes, not a walk
+  // over every control of the page at every frame of a drag.
+  var pending = false, added = [];
+  function soon(node) {
+    var root = node.nodeType === 1 ? node.closest(".control") || node : document;
+    if (added.indexOf(root) < 0) added.push(root);
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () { pending = false; all(); });
+    requestAnimationFrame(function () {
+      var roots = added.indexOf(document) >= 0 ? [document] : added;
+      pending = false;
+      added = [];
+      roots.forEach(function (r) { if (r === document || r.isConnected) all(r); });
+    });
   }
   // Plotly's redraws are most of the page's mutations, all inside SVG: skipped first, so a drag pays little here
   var SVG = "http://www.w3.org/2000/svg";
@@ -95,15 +109,17 @@
     records.forEach(function (r) {
       if (r.target.namespaceURI === SVG) return;
       if (r.type === "attributes" && r.target.getAttribute("role") === "slider") slider(r.target);
-      else if (r.type === "attributes" && r.target.classList.contains("dash-dropdown-focus-target")) soon();
+      else if (r.type === "attributes" && r.target.classList.contains("dash-dropdown-focus-target")) soon(r.target.parentElement || r.target);
       else if (r.type === "attributes" && r.target.hasAttribute("aria-selected") &&
                r.target.classList.contains("dash-options-list-option")) r.target.removeAttribute("aria-selected");
-      else if (r.type === "childList" && r.addedNodes.length) soon();
+      else if (r.type === "childList") {
+        r.addedNodes.forEach(function (n) { if (n.nodeType === 1 && n.namespaceURI !== SVG) soon(n); });
+      }
     });
   }).observe(document.documentElement, {
     subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "tabindex", "aria-selected"],
   });
-  document.addEventListener("DOMContentLoaded", function () { all(); });
+  document.addEventListener("DOMContentLoaded", function () { all(document); });
   // Verdicts and job progress are spoken once the page rests, not at every redraw of a drag: their own
   // regions are kept quiet (aria-live off) and one polite announcer says those that changed, together,
   // after QUIET_MS without a change. A message equal to the last one spoken is not repeated.

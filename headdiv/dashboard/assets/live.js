@@ -147,18 +147,22 @@
   function draw(query, answer, finishing) {
     var ids = ["hl-mse", "hl-hdi", "hl-heff", "hl-corr"];
     deferred = null;
-    (answer.parts || []).forEach(function (part) {
-      Object.keys(part.charts).forEach(function (name) {
-        var gd = chart(name), fig = part.charts[name], was = shown[name];
-        if (!gd || !window.Plotly) return;
-        if (was && was.key === part.key && gd.data === was.data) return;
-        if (down && !onScreen(gd)) { deferred = {query: query, answer: answer}; return; }
-        window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
-        shown[name] = {key: part.key, data: gd.data};
-      });
-      (part.headline || []).forEach(function (text, i) {
-        var el = document.getElementById(ids[i]);
-        if (el) el.textContent = text;
+    // the state's charts change together: in one task and one paint (plotly_bundles.js)
+    var P = window.Plotly;
+    (P && P.together ? P.together : function (fn) { fn(); })(function () {
+      (answer.parts || []).forEach(function (part) {
+        Object.keys(part.charts).forEach(function (name) {
+          var gd = chart(name), fig = part.charts[name], was = shown[name];
+          if (!gd || !window.Plotly) return;
+          if (was && was.key === part.key && gd.data === was.data) return;
+          if (down && !onScreen(gd)) { deferred = {query: query, answer: answer}; return; }
+          window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
+          shown[name] = {key: part.key, data: gd.data};
+        });
+        (part.headline || []).forEach(function (text, i) {
+          var el = document.getElementById(ids[i]);
+          if (el) el.textContent = text;
+        });
       });
     });
     if (finishing) return; // the same state's charts completed: not another drawing of the trail

@@ -7,7 +7,9 @@
 //
 // Charts are drawn one per task: a view's figures arrive together, and drawing them all in one task
 // (0.1-0.3 s on two cores) would show none until the last is done; this way the browser paints each
-// chart as it is drawn and handles input in between.
+// chart as it is drawn and handles input in between. A slider's new position is the exception
+// (`Plotly.together`, assets/live.js): its charts change together, in one task and one paint, since a
+// paint between each two of them costs as much as drawing one and shows charts of two positions at once.
 (function () {
   var tag = document.getElementById("plotly-bundles");
   if (!tag || window.Plotly) return;
@@ -21,6 +23,7 @@
   var turns = []; // draws waiting for a task of their own
   var busy = false; // a chart was drawn in this task
   var drewData = false; // a chart with data has been drawn, and not yet announced
+  var together = false; // the draws asked for now are one change of the page: drawn at once, in this task
 
   function load(name) {
     if (!loading[name]) {
@@ -112,7 +115,7 @@
       var args = Array.prototype.slice.call(arguments);
       if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
       var gd = args[0], data = draws ? traces(args) : [];
-      if (ready.small && !pending.get(gd) && !(draws && busy)) { // at once, as plotly.js itself would
+      if (ready.small && !pending.get(gd) && !(draws && busy && !together)) { // at once, as plotly.js would
         var which = needsFull(gd, data) ? "full" : "small";
         if (ready[which]) {
           if (draws) startTurn();
@@ -140,6 +143,11 @@
     "addTraces", "deleteTraces", "moveTraces", "animate", "addFrames", "deleteFrames", "toImage",
     "downloadImage"].forEach(function (name) { facade[name] = call(name); });
   facade.Plots = {resize: call("Plots.resize")};
+  // fn's draws in this task, one after the other (those of a chart with a call still waiting keep their turn)
+  facade.together = function (fn) {
+    together = true;
+    try { fn(); } finally { together = false; }
+  };
   // anything else (Plotly.version, a console session) is read from the 2-D bundle once it is there
   facade = new Proxy(facade, {
     get: function (target, key) { return key in target ? target[key] : (ready.small || {})[key]; },
