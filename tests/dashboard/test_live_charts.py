@@ -71,6 +71,7 @@ def test_large_fonts_come_with_the_figure(server_url: str) -> None:
         (f"tab=ensemble&H=64&d_k=256&n=65536&replicates=100000&{SMALL}", 422, "replicates"),
         (f"tab=surfaces&{SMALL}", 204, None),  # a view without live charts: nothing to draw
     ],
+    ids=["angle-out-of-range", "too-many-replicates", "no-live-charts"],  # the same in every process of a run
 )
 def test_refusals_are_one_line_and_never_a_500(server_url: str, query: str, status: int, says: str | None) -> None:
     resp = live(server_url, query)

@@ -20,6 +20,7 @@
   }
 
   var drawing = {}; // a drawing callback's outputs -> how many times it was called (the newest call draws)
+  var playing = {}; // slider id -> true while its ▶ plays (set by playTick, cleared by it and by stopPlay)
 
   var headdiv = {
     // the header's numbers, formatted by the server with the page's one number rule (figures.theme.fmt)
@@ -123,18 +124,28 @@
       var lo = parseFloat(handle.getAttribute("aria-valuemin")), hi = parseFloat(handle.getAttribute("aria-valuemax"));
       var step = Math.max(1, Math.round((hi - lo) / play.steps));
       if (pid.endsWith(".n_clicks")) {
-        if (!disabled) return [true, play.play];
+        if (!disabled) {
+          delete playing[id.slider];
+          return [true, play.play];
+        }
+        playing[id.slider] = true;
         c.set_props(id.slider, {value: lo});  // a play goes through the whole range, from its start
         return [false, play.pause];
       }
       if (disabled) return [c.no_update, c.no_update];
+      // a tick taken before a preset stopped the play and run after it reads `disabled` from before the stop:
+      // the stop itself is known here at once, so the preset's state is never stepped on
+      if (!playing[id.slider]) return [true, play.play];
       var next = Math.min(hi, (isNaN(now) ? lo : now) + step);
       c.set_props(id.slider, {value: next});
-      return next >= hi ? [true, play.play] : [c.no_update, c.no_update];
+      if (next < hi) return [c.no_update, c.no_update];
+      delete playing[id.slider];
+      return [true, play.play];
     },
 
     // a preset (or anything else that sets the whole state) stops every ▶ that is playing
     stopPlay: function (clicks, config) {
+      playing = {};
       var outs = C().callback_context.outputs_list, n = outs && outs[0] ? outs[0].length : 0;
       var off = [], label = [];
       for (var i = 0; i < n; i++) { off.push(true); label.push(config.play.play); }
