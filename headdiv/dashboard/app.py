@@ -45,6 +45,9 @@ from headdiv.schemas.settings import DoorSettings
 
 ASSETS = Path(__file__).parent / "assets"
 DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
+DCC_FIRST_CHUNKS = ("async-graph.js", "async-slider.js", "async-dropdown.js", "async-markdown.js")
+"""The parts of dcc every view renders at once (charts, sliders, menus, its explanation), which dcc's loader
+fetches only once React renders them."""
 
 
 def build_registry(views: list[View]) -> UrlRegistry:
@@ -114,7 +117,10 @@ def _early_fetches(app: Dash) -> str:
     only once every script has run (the browser hands it these responses: same URL, same request mode)."""
     prefix = app.config.requests_pathname_prefix
     dash = "".join(f'<link rel="preload" as="fetch" crossorigin href="{prefix}{r}">' for r in DASH_FIRST_REQUESTS)
-    return vendored.register(app) + "\n" + dash
+    dcc = "".join(
+        f'<link rel="preload" as="script" href="{prefix}_dash-component-suites/dash/dcc/{c}">' for c in DCC_FIRST_CHUNKS
+    )
+    return vendored.register(app) + "\n" + dash + dcc
 
 
 def _register_frame(app: Dash, views: list[View]) -> None:

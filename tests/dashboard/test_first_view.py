@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-from headdiv.dashboard.app import create_dash_app
+from headdiv.dashboard.app import DCC_FIRST_CHUNKS, create_dash_app
 from headdiv.dashboard.vendored import FULL, RUNTIME, SMALL
 from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
 from tests.dashboard.test_browser import wait_chart
@@ -46,9 +46,14 @@ def test_vendored_scripts_are_served_gzipped_and_cached_for_a_year() -> None:
         plain = client.get(url)  # a client that takes no gzip
         assert "Content-Encoding" not in plain.headers and plain.data == path.read_bytes()
     assert client.get(found.group(1).replace("plotly-2d", "plotly-3d")).status_code == 404
-    # the renderer's first two requests start with the page, not after its scripts
+    # the renderer's first two requests start with the page, not after its scripts; so do the parts of dcc
+    # every view renders at once, which dcc's loader would ask for only once React renders them
     for name in ("_dash-layout", "_dash-dependencies"):
         assert f'<link rel="preload" as="fetch" crossorigin href="/{name}">' in page
+    for chunk in DCC_FIRST_CHUNKS:
+        href = f"/_dash-component-suites/dash/dcc/{chunk}"
+        assert f'<link rel="preload" as="script" href="{href}">' in page
+        assert client.get(href).status_code == 200, href
 
 
 @pytest.mark.browser
