@@ -109,7 +109,9 @@
     records.forEach(function (r) {
       if (r.target.namespaceURI === SVG) return;
       if (r.type === "attributes" && r.target.getAttribute("role") === "slider") slider(r.target);
-      else if (r.type === "attributes" && r.target.classList.contains("dash-dropdown-focus-target")) soon(r.target.parentElement || r.target);
+      else if (r.type === "attributes" && r.target.classList.contains("dash-dropdown-focus-target")) {
+        soon(r.target.parentElement || r.target); // its dropdown button is a sibling
+      }
       else if (r.type === "attributes" && r.target.hasAttribute("aria-selected") &&
                r.target.classList.contains("dash-options-list-option")) r.target.removeAttribute("aria-selected");
       else if (r.type === "childList") {
