@@ -203,28 +203,6 @@ def test_a_key_press_alone_writes_the_thumbs_value_to_the_url(page: Any, server_
     assert page.evaluate("() => history.length") == before + presses
 
 
-def test_a_key_press_changes_every_chart_of_the_view_in_the_same_frame(page: Any, server_url: str) -> None:
-    """A position's charts are drawn in one task: no frame is painted with some of the view's charts on the
-    new value and others still on the old one (and each paint between two charts would cost as much as one)."""
-    _opened(page, server_url, "theta=60")
-    page.focus(".ctl-theta [role=slider]")
-    page.evaluate(
-        """(s) => { const before = [...document.querySelectorAll(s)].map((g) => g.data);
-          window.__partial = []; window.__whole = false;
-          const tick = () => {
-            const n = [...document.querySelectorAll(s)].filter((g, i) => g.data !== before[i]).length;
-            if (n === before.length) { window.__whole = true; return; }
-            if (n > 0) window.__partial.push(n);
-            requestAnimationFrame(tick);
-          };
-          requestAnimationFrame(tick); }""",
-        CHARTS,
-    )
-    page.keyboard.press("ArrowLeft")
-    page.wait_for_function("() => window.__whole", timeout=30_000)
-    assert page.evaluate("() => window.__partial") == []
-
-
 def test_a_burst_of_key_presses_is_one_history_entry(page: Any, server_url: str) -> None:
     """A held arrow key (presses in quick succession) moves the thumb as far as it was held and writes one
     history entry: Back returns to the value before the burst, as after a drag."""
