@@ -203,6 +203,42 @@ def test_a_key_press_alone_writes_the_thumbs_value_to_the_url(page: Any, server_
     assert page.evaluate("() => history.length") == before + presses
 
 
+def test_a_key_press_changes_every_chart_of_the_view_in_the_same_frame(page: Any, server_url: str) -> None:
+    """A position's charts are drawn in one task: no frame is painted with some of the view's charts on the
+    new value and others still on the old one (and each paint between two charts would cost as much as one).
+
+    Each frame's charts are recorded from before the press; the press's frame is the first where every chart
+    differs from its pre-press drawing, and none of that frame's figures may show in an earlier frame. The
+    page's own drawing of the opening state, should it still redraw a chart after the recording starts,
+    differs from the pre-press drawing too but never equals the press's figure, so it cannot fail this."""
+    _opened(page, server_url, "theta=60")
+    wait_view_drawn(page, "ensemble")
+    page.wait_for_function("() => window.headdivLive.settled()", timeout=30_000)
+    page.focus(".ctl-theta [role=slider]")
+    page.evaluate(
+        """(s) => { const charts = () => [...document.querySelectorAll(s)];
+          const before = charts().map((g) => g.data);
+          window.__frames = []; window.__whole = -1;
+          const tick = () => {
+            const now = charts().map((g) => g.data);
+            window.__frames.push(now);
+            if (now.every((d, i) => d !== before[i])) { window.__whole = window.__frames.length - 1; return; }
+            requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick); }""",
+        CHARTS,
+    )
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => window.__whole >= 0", timeout=30_000)
+    early = page.evaluate(
+        """() => { const f = window.__frames, whole = f[window.__whole];
+          return f.slice(0, window.__whole).map((now) => now.filter((d, i) => d === whole[i]).length)
+            .filter((n) => n > 0); }"""
+    )
+    assert early == [], f"frames before the whole change showed {early} of the new charts"
+    assert page.evaluate("(s) => document.querySelectorAll(s).length", CHARTS) >= 4
+
+
 def test_a_burst_of_key_presses_is_one_history_entry(page: Any, server_url: str) -> None:
     """A held arrow key (presses in quick succession) moves the thumb as far as it was held and writes one
     history entry: Back returns to the value before the burst, as after a drag."""

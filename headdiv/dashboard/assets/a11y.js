@@ -91,16 +91,16 @@
   // have come after its input): a chart's redraw or a re-rendered slider costs its own few nodes, not a walk
   // over every control of the page at every frame of a drag.
   var pending = false, added = [];
-  function soon(node) {
-    var root = node.nodeType === 1 ? node.closest(".control") || node : document;
+  function soon(el) {
+    var root = el.closest(".control") || el;
     if (added.indexOf(root) < 0) added.push(root);
     if (pending) return;
     pending = true;
     requestAnimationFrame(function () {
-      var roots = added.indexOf(document) >= 0 ? [document] : added;
+      var roots = added;
       pending = false;
       added = [];
-      roots.forEach(function (r) { if (r === document || r.isConnected) all(r); });
+      roots.forEach(function (r) { if (r.isConnected) all(r); });
     });
   }
   // Plotly's redraws are most of the page's mutations, all inside SVG: skipped first, so a drag pays little here

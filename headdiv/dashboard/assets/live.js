@@ -153,10 +153,10 @@
       (answer.parts || []).forEach(function (part) {
         Object.keys(part.charts).forEach(function (name) {
           var gd = chart(name), fig = part.charts[name], was = shown[name];
-          if (!gd || !window.Plotly) return;
+          if (!gd || !P) return;
           if (was && was.key === part.key && gd.data === was.data) return;
           if (down && !onScreen(gd)) { deferred = {query: query, answer: answer}; return; }
-          window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
+          P.react(gd, fig.data, fig.layout); // the chart keeps its config
           shown[name] = {key: part.key, data: gd.data};
         });
         (part.headline || []).forEach(function (text, i) {

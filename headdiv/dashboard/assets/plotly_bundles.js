@@ -5,11 +5,12 @@
 // its later calls go to that bundle (a chart moves to the full one, with its event listeners, when it
 // first needs it); the calls on one chart keep their order.
 //
-// Charts are drawn one per task: a view's figures arrive together, and drawing them all in one task
-// (0.1-0.3 s on two cores) would show none until the last is done; this way the browser paints each
-// chart as it is drawn and handles input in between. A slider's new position is the exception
-// (`Plotly.together`, assets/live.js): its charts change together, in one task and one paint, since a
-// paint between each two of them costs as much as drawing one and shows charts of two positions at once.
+// A chart's first drawing gets a task of its own: a view's figures arrive together, and drawing them all
+// in one task (0.1-0.3 s on two cores) would show none until the last is done; this way the browser paints
+// each chart as it is drawn and handles input in between. A chart that shows data already is redrawn at
+// once, in the task that asked (as are the draws inside `Plotly.together`, assets/live.js): a new state's
+// charts change together, in one paint, since a paint between each two of them costs as much as drawing
+// one and shows charts of two states at once (the old ones stay on screen meanwhile).
 (function () {
   var tag = document.getElementById("plotly-bundles");
   if (!tag || window.Plotly) return;
@@ -115,7 +116,8 @@
       var args = Array.prototype.slice.call(arguments);
       if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
       var gd = args[0], data = draws ? traces(args) : [];
-      if (ready.small && !pending.get(gd) && !(draws && busy && !together)) { // at once, as plotly.js would
+      var redraw = draws && data.length && gd && gd.data && gd.data.length;
+      if (ready.small && !pending.get(gd) && !(draws && busy && !together && !redraw)) { // at once, as plotly.js would
         var which = needsFull(gd, data) ? "full" : "small";
         if (ready[which]) {
           if (draws) startTurn();
