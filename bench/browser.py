@@ -19,7 +19,9 @@ Then, per view whose charts follow the hand (Ensemble, Weighting), side by side 
 live path (`headdiv/dashboard/live.py`, `assets/live.js`) and with only the release's drawing (the requests
 of a movement and those asked ahead blocked in the browser: the charts wait for the three Dash callback
 waves of the release, as before the live path existed):
-  key press -> all charts   a θ key press (a new value each time) until every chart of the view shows new data
+  key press -> all charts   a θ key press (a new value each time) until every chart of the view shows new data,
+                            as Playwright sees it (its press and its polling included) and, beside it, in the
+                            page: from the keydown event to the frame in which every chart shows new data
   drag redraws/s            redraws of the view's first chart while θ is dragged across 40% of its track for
                             2 s, and whether the values drawn are in the thumb's order
   release -> final          mouse up until the first chart shows the released value's figure (0 when it
@@ -65,6 +67,19 @@ PER_CHART = (
     "(s) => [...document.querySelectorAll(s)].map((g) => JSON.stringify((g.data || []).map((t) => [t.x, t.y, t.z])))"
 )
 """Each chart's data, to see when every chart of a view has been redrawn with new numbers."""
+IN_PAGE = """(s) => { const charts = () => [...document.querySelectorAll(s)];
+  const before = charts().map((g) => g.data);
+  window.__keyToFrame = null;
+  document.addEventListener('keydown', (e) => {
+    const down = e.timeStamp;
+    const tick = () => { // performance.now(), not the frame's timestamp: that is its vsync, before a long task ends
+      if (charts().every((g, i) => g.data !== before[i])) window.__keyToFrame = performance.now() - down;
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, {capture: true, once: true}); }"""
+"""From the keydown event to the start of the frame that paints every chart of the view with new data: the
+latency a person meets, without the driver's round trips."""
 TRACK_DRAWS = """(s) => { window.__draws = []; const g = document.querySelector(s);
   g.on('plotly_afterplot', () => window.__draws.push([performance.now(), JSON.stringify(g.data.map((t) => [t.y, t.z]))])); }"""
 
@@ -265,7 +280,7 @@ def live_row(
     page.on("response", answered)
     if mode == "release only":  # the charts as the release draws them: no movement, nothing ahead
         page.route(f"**{LIVE}*", _release_only)
-    row: dict[str, Any] = {"key press -> all charts": [], "requests per movement": []}
+    row: dict[str, Any] = {"key press -> all charts": [], "in page": [], "requests per movement": []}
     t0 = time.perf_counter()
     page.goto(address)
     page.wait_for_function(
@@ -278,6 +293,7 @@ def live_row(
     page.focus("#sc-theta [role=slider]")
     for _ in range(presses):
         before = page.evaluate(PER_CHART, charts)
+        page.evaluate(IN_PAGE, charts)
         n0 = len(sent)
         t0 = time.perf_counter()
         page.keyboard.press("ArrowLeft")
@@ -288,6 +304,7 @@ def live_row(
             polling="raf",
         )
         row["key press -> all charts"].append(1000 * (time.perf_counter() - t0))
+        row["in page"].append(page.wait_for_function("() => window.__keyToFrame").json_value())
         quiet(page, sent)
         row["requests per movement"].append(float(len(sent) - n0))
     if drag:
@@ -329,6 +346,7 @@ def report_after_start(results: dict[str, dict[str, Any]]) -> None:
     for name, key in (
         ("first view (kept), ms", "first view"),
         ("key press p50, ms", "key press -> all charts"),
+        ("key press p50 in page, ms", "in page"),
         ("release -> final, ms", "release -> final"),
     ):
         a, b = statistics.median(start_row[key]), statistics.median(quiet_row[key])
@@ -377,15 +395,16 @@ def _drag(page: Any, charts: str) -> dict[str, Any]:
 
 def report_live(results: dict[str, dict[str, Any]]) -> None:
     print(
-        f"\n{'view (path)':<22} {'key press -> all charts':>26} {'req/move':>9} {'drag redraws/s':>15} "
+        f"\n{'view (path)':<22} {'key press -> all charts':>26} {'in page':>15} {'req/move':>9} {'drag redraws/s':>15} "
         f"{'in order':>9} {'release -> final':>17}"
     )
     for name, row in results.items():
         if name == "server":
             continue
-        keys = row["key press -> all charts"]
+        keys, inside = row["key press -> all charts"], row["in page"]
         print(
             f"{name:<22} {statistics.median(keys):>10.0f} / {pct(keys, 0.95):>5.0f} ms p50/p95"
+            f" {statistics.median(inside):>6.0f} / {pct(inside, 0.95):>4.0f} ms"
             f" {statistics.mean(row['requests per movement']):>9.1f} {row['drag redraws/s']:>15.1f}"
             f" {row['drawn in order']!s:>9} {row['release -> final'][0]:>14.0f} ms"
         )
