@@ -78,8 +78,8 @@ IN_PAGE = """(s) => { const charts = () => [...document.querySelectorAll(s)];
     };
     requestAnimationFrame(tick);
   }, {capture: true, once: true}); }"""
-"""From the keydown event to the start of the frame that paints every chart of the view with new data: the
-latency a person meets, without the driver's round trips."""
+"""From the keydown event to the frame that paints every chart of the view with new data (read as that frame's
+callbacks run): the latency a person meets, without the driver's round trips."""
 TRACK_DRAWS = """(s) => { window.__draws = []; const g = document.querySelector(s);
   g.on('plotly_afterplot', () => window.__draws.push([performance.now(), JSON.stringify(g.data.map((t) => [t.y, t.z]))])); }"""
 

@@ -120,7 +120,7 @@
       if (ready.small && !pending.get(gd) && !(draws && busy && !together && !redraw)) { // at once, as plotly.js would
         var which = needsFull(gd, data) ? "full" : "small";
         if (ready[which]) {
-          if (draws) startTurn();
+          if (draws && !busy) startTurn(); // a redraw while a turn runs joins it: one chain of turns at a time
           return run(which, path, args);
         }
       }
