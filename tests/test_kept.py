@@ -110,3 +110,21 @@ def test_a_kind_is_trimmed_to_its_bound_least_recently_used_first(
     keep("responses", "3.gz", bytes(100))
     left = sorted(p.name for p in (kept_in / __version__ / "responses").iterdir())
     assert left == ["0.gz", "2.gz", "3.gz"]  # 1, the least recently used, went
+
+
+def test_the_source_digest_changes_with_a_source_and_not_with_anything_else(tmp_path: Path) -> None:
+    from headdiv.schemas.kept import source_digest
+
+    (tmp_path / "views").mkdir()
+    (tmp_path / "views" / "chart.py").write_text("COLOUR = 'blue'\n")
+    (tmp_path / "page.js").write_text("draw();\n")
+    before = source_digest(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a source")
+    (tmp_path / "views" / "__pycache__").mkdir()
+    (tmp_path / "views" / "__pycache__" / "chart.py").write_text("compiled")
+    assert source_digest(tmp_path) == before
+    (tmp_path / "views" / "chart.py").write_text("COLOUR = 'orange'\n")  # a figure builder edited
+    edited = source_digest(tmp_path)
+    assert edited != before
+    (tmp_path / "page.js").write_text("draw(); draw();\n")
+    assert source_digest(tmp_path) not in (before, edited)

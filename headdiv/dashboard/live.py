@@ -10,8 +10,9 @@ callbacks, exports and downloads use; the page redraws only the charts whose par
 Figures are a resource addressed by content: a part's key hashes the view, the normalised request
 (`jobs.request_key`) and the figure variant (large fonts, the view's drawing choices), so a state drawn once
 by anyone is never drawn again while it stays in this process's cache (its JSON, bounded by bytes, least
-recently used out first; the answer is gzipped at the fastest level on the way out). The ETag hashes the
-parts' keys. A state the registry refuses answers 422 with its one-line reason
+recently used out first; the answer is gzipped at the fastest level on the way out). A state a page opened
+on (asked without `x-headdiv-move`: a link, a preset, a tour's slide, the page's own drawing) is also kept on
+disk for the next start (`FigureCache`). The ETag hashes the parts' keys. A state the registry refuses answers 422 with its one-line reason
 (the page keeps its charts and shows the line); a computation slower than `WAIT_S` answers 202 (the page
 keeps its charts; the release draws the final ones through the usual path).
 
@@ -43,6 +44,7 @@ from headdiv.dashboard.jobs import Request, computed, request_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.tours import expand
+from headdiv.schemas.kept import code_digest, keep, read_kept
 from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.simulation import SimulationResult
@@ -53,6 +55,8 @@ if TYPE_CHECKING:
 
 LIVE_PATH = "_live"
 AHEAD_HEADER = "x-headdiv-ahead"
+MOVE_HEADER = "x-headdiv-move"
+"""Sent by assets/live.js for a slider's movement (its values pass: they are not kept for the next start)."""
 WAIT_S = 2.0
 """How long a live request waits for its computation (a cached or small one arrives within it)."""
 CACHE_BYTES = int(os.environ.get("HEADDIV_LIVE_CACHE_BYTES") or 32 << 20)
@@ -77,7 +81,10 @@ class LivePart:
 
 class FigureCache:
     """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes (`ByteLRU`),
-    plus the count of what was drawn."""
+    plus the count of what was drawn. An answer put with `keep` is also kept on disk for the next start
+    (`headdiv.schemas.kept`, named by the sources' digest): a state a page opened on (a link, a tour's
+    slide, a preset) is not drawn again by a server started as the class walks in, when drawing it cold
+    takes a second or more."""
 
     def __init__(self, limit: int = CACHE_BYTES) -> None:
         self.limit = limit
@@ -87,12 +94,26 @@ class FigureCache:
         """How many answers this process has drawn (the bench checks each state is drawn once)."""
 
     def get(self, key: str) -> bytes | None:
-        return self._answers.get(key)
+        found = self._answers.get(key)
+        if found is None:
+            found = read_kept(KEPT_KIND, _kept_name(key))
+            if found is not None:
+                self._answers.put(key, found)
+        return found
 
-    def put(self, key: str, body: bytes) -> None:
+    def put(self, key: str, body: bytes, keep_on_disk: bool = False) -> None:
         with self._lock:
             self.drawn += 1
         self._answers.put(key, body)
+        if keep_on_disk:
+            keep(KEPT_KIND, _kept_name(key), body)
+
+
+KEPT_KIND = "figures"
+
+
+def _kept_name(key: str) -> str:
+    return f"{code_digest()}-{key}.json"
 
 
 FIGURES = FigureCache()
@@ -181,6 +202,9 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
     config = {
         "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
         "tabs": [v.id for v in views if v.live],
+        # views whose own drawing ends on the live answer for the URL's state: the page asks for it with its
+        # scripts and draws a chart's first frame with it (a sweep's view draws its progress first instead)
+        "opening": [v.id for v in views if v.live and v.shows_simulation],
         "first": views[0].id,
         "controls": live_controls(app.layout, registry),
         "params": {str(p.component): p.name for p in registry if p.component},
@@ -198,6 +222,8 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
         if view is None:
             return flask.Response(status=204)
         ahead = flask.request.headers.get(AHEAD_HEADER) == "1"
+        # a state a page opened on (not a slider's passing value): kept for the next start too
+        opened = not ahead and flask.request.headers.get(MOVE_HEADER) != "1"
         parts: list[bytes] = []
         keys: list[str] = []
         fresh = False
@@ -215,7 +241,7 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
                 except ApiError as exc:
                     return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
                 body = draw_part(part, state, result, key)
-                FIGURES.put(key, body)
+                FIGURES.put(key, body, keep_on_disk=opened)
                 fresh = True
             parts.append(body)
             keys.append(key)

@@ -3,7 +3,9 @@
 A server started as a class walks in must not spend its first minute recomputing what the last start
 computed already: the shared answers' brotli and gzip encodings (by their content's hash), the engine's
 measured speed (by what it depends on: device, dtype, compilation, threads, torch), the warm start's results
-(by job id, which names the engine's version). Each is a file under `<cache_dir>/<version>/`, written whole
+(by job id, which names the engine's version), the charts drawn for a state someone opened (by the state's
+content and `code_digest`: the figures of a link or a tour's slide, drawn cold in over a second at a start).
+Each is a file under `<cache_dir>/<version>/`, written whole
 (a temporary file renamed into place, so a reader never sees half of one) and read back as bytes; what
 cannot be read or written is computed again, never an error.
 """
@@ -11,10 +13,13 @@ cannot be read or written is computed again, never an error.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import logging
 import os
 import re
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 from headdiv.schemas.settings import get_engine_settings
@@ -37,6 +42,25 @@ def kept_dir() -> Path | None:
     if not where:
         where = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headdiv")
     return Path(where) / __version__
+
+
+def source_digest(root: Path) -> str:
+    """A hash of the sources under `root` (Python, scripts, styles) and of the drawing libraries' versions."""
+    h = hashlib.sha256()
+    for lib in ("plotly", "dash"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            h.update(f"{lib} {metadata.version(lib)}\n".encode())
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".js", ".css") and "__pycache__" not in path.parts and path.is_file():
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@functools.cache
+def code_digest() -> str:
+    """This package's `source_digest`, read once per process (about 10 ms): what is kept of drawn output is
+    named by it, so a figure builder edited under an unchanged version never serves what the old code drew."""
+    return source_digest(Path(__file__).resolve().parents[1])
 
 
 def _path(kind: str, name: str) -> Path | None:

@@ -267,7 +267,8 @@ def test_view_renders_its_result(page: Any, server_url: str, tab: str, chart: st
         splits = next(t for t in data if t.get("name") == MSE_NAME)["x"]
         assert splits == ["8×1", "4×2", "2×4", "1×8"]
     if tab == "weighting":
-        # the reference lines are named in the legend
+        # the reference lines are named in the legend (that chart may be drawn after the one waited for)
+        wait_chart(page, "wt-rho")
         names = page.evaluate(
             "() => document.querySelector('[id*=\"wt-rho\"] .js-plotly-plot').data.map(t => t.name || '')"
         )

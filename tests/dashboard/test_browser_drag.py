@@ -27,10 +27,13 @@ def _theta(query: str) -> int:
 
 def _opened(page: Any, server_url: str, query: str) -> None:
     page.goto(f"{server_url}/?tab=ensemble&{query}&{SMALL}")
+    # every chart of the view drawn, those dcc.Graph has not mounted yet counted too (a chart's first drawing
+    # may hold data already: assets/live.js `opening`)
     page.wait_for_function(
-        "(s) => { const g = document.querySelector(s); return g && g.data && g.data.length"
-        " && !document.querySelector('.busy'); }",
-        arg=SLICE,
+        "() => { const c = [...document.querySelectorAll('#view-ensemble .dash-graph')];"
+        " return c.length && c.every((x) => { const g = x.classList.contains('js-plotly-plot') ? x"
+        " : x.querySelector('.js-plotly-plot'); return g && g.data && g.data.length; })"
+        " && !document.querySelector('.busy'); }"
     )
 
 

@@ -6,6 +6,7 @@ chart is drawn (`assets/typeset_later.js`)."""
 from __future__ import annotations
 
 import gzip
+import random
 import re
 from typing import Any
 
@@ -103,3 +104,113 @@ def test_a_phone_downloads_mathjax_only_when_a_formula_comes_near_the_screen(pag
         "() => document.querySelector('#view-surfaces .explain:not(.math-pending) mjx-container svg') !== null"
     )
     assert any("async-mathjax" in url for url in fetched), fetched
+
+
+PAINTED = """
+(() => {
+  // each chart's data as painted, frame by frame: a new entry whenever it differs from the last one
+  window.__painted = {};
+  const look = () => {
+    document.querySelectorAll('.js-plotly-plot').forEach((g) => {
+      const box = g.closest('[id*=\\'"name"\\']');
+      let name = null;
+      try { name = box && JSON.parse(box.id).name; } catch (e) { return; }
+      if (!name) return;
+      const seen = (window.__painted[name] = window.__painted[name] || []);
+      const now = JSON.stringify((g.data || []).map((t) => [t.x, t.y, t.z]));
+      if (seen[seen.length - 1] !== now) seen.push(now);
+    });
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();
+"""
+EMPTY = "[]"
+
+
+def _short(painted: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {name: [p[:24] for p in seq] for name, seq in painted.items()}
+
+
+def _painted_when_drawn(page: Any, tab: str) -> dict[str, list[str]]:
+    """Once every chart of the view holds data (those not mounted yet counted too) and nothing is computing
+    or on its way: each chart's paintings, first to last."""
+    page.wait_for_function(
+        """(tab) => {
+          const view = document.getElementById('view-' + tab);
+          if (!view || document.querySelector('.busy') || !window.headdivLive.settled()) return false;
+          const charts = [...view.querySelectorAll('.dash-graph')].filter((g) => g.offsetParent);
+          return charts.length > 0 && charts.every((c) => {
+            const g = c.classList.contains('js-plotly-plot') ? c : c.querySelector('.js-plotly-plot');
+            return g && g.data && g.data.length;
+          });
+        }""",
+        arg=tab,
+        timeout=120_000,
+    )
+    painted: dict[str, list[str]] = page.evaluate(
+        """(tab) => {
+          const names = [...document.getElementById('view-' + tab).querySelectorAll('.dash-graph')]
+            .filter((b) => b.offsetParent).map((b) => JSON.parse(b.id).name);
+          return Object.fromEntries(names.map((n) => [n, window.__painted[n] || []]));
+        }""",
+        tab,
+    )
+    return painted
+
+
+def _open(browser: Any, url: str, hold: str | None = None) -> tuple[Any, list[Any]]:
+    """A new tab (its own memory) at `url`, its paintings recorded; requests whose URL holds `hold` are kept
+    waiting in the returned list until the caller lets them go."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    context.add_init_script(PAINTED)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    held: list[Any] = []
+    if hold:
+        page.route(f"**/*{hold}*", lambda route: held.append(route))
+    page.goto(url, wait_until="commit")
+    return page, held
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(300)
+def test_a_state_drawn_before_opens_on_its_charts_and_one_still_computing_on_the_empty_frame(
+    browser: Any, server_url: str
+) -> None:
+    """A chart's first painting is the opening state's figure when the page has it by then (a link to a state
+    the server has drawn before), else the "computing…" frame; never another state's figure, and never the
+    empty frame after data. A sweep's view (Diversity) always opens on its empty frame (it draws its
+    progress first: a final figure first would flash empty)."""
+    state = f"{SMALL_SCENARIO}&seed={random.randrange(10_000, 2**31)}"
+    url = f"{server_url}/?tab=ensemble&{state}"
+    # never drawn, and the charts mount before its answer lands: each opens on the empty frame
+    page, held = _open(browser, url, hold="_live")
+    page.wait_for_function("() => !!window.headdivLive")
+    page.wait_for_function(
+        "() => { const v = document.getElementById('view-ensemble'); const c = v && v.querySelectorAll('.dash-graph');"
+        " return c && c.length && [...c].every((x) => x.classList.contains('js-plotly-plot')"
+        " || x.querySelector('.js-plotly-plot')); }"
+    )
+    assert held, "the page did not ask for its opening state's charts"
+    for route in held:
+        route.continue_()
+    page.unroute("**/*_live*")
+    first = _painted_when_drawn(page, "ensemble")
+    page.context.close()
+    assert first and all(len(p) == 2 and p[0] == EMPTY and p[1] != EMPTY for p in first.values()), str(_short(first))
+    # drawn before: the page has its answer before its charts are drawn, and each opens on its final figure
+    page, held = _open(browser, url, hold="_dash-update-component")
+    page.wait_for_function("() => window.headdivLive && window.headdivLive.openedOn()")
+    for route in held:
+        route.continue_()
+    page.unroute("**/*_dash-update-component*")
+    again = _painted_when_drawn(page, "ensemble")
+    page.context.close()
+    assert again == {name: [p[-1]] for name, p in first.items()}, str(_short(again))
+    # a sweep's view: the empty frame first, then its progress, never data then empty
+    for _ in range(2):
+        page, _held = _open(browser, f"{server_url}/?tab=diversity&{state}")
+        sweep = _painted_when_drawn(page, "diversity")
+        page.context.close()
+        assert sweep and all(p[0] == EMPTY and EMPTY not in p[1:] for p in sweep.values()), str(_short(sweep))

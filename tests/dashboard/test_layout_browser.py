@@ -144,9 +144,12 @@ def wait_view_drawn(page: Any, tab: str) -> None:
         """(tab) => {
           const view = document.getElementById('view-' + tab);
           if (!view || view.style.display === 'none' || document.querySelector('.busy')) return false;
-          const plots = [...view.querySelectorAll('.js-plotly-plot')]
-            .filter((g) => g.getBoundingClientRect().width > 0);
-          const drawn = plots.filter((g) => g.data && g.data.length > 0);
+          // every chart of the view, those dcc.Graph has not mounted yet too (a chart's first drawing may
+          // hold data already: assets/live.js `opening`)
+          const plots = [...view.querySelectorAll('.dash-graph')]
+            .filter((g) => g.getBoundingClientRect().width > 0)
+            .map((c) => (c.classList.contains('js-plotly-plot') ? c : c.querySelector('.js-plotly-plot')));
+          const drawn = plots.filter((g) => g && g.data && g.data.length > 0);
           const said = [...view.querySelectorAll('.job-status')].some((s) => s.innerText.trim());
           // Real models may refuse a model: then its sentence stands alone, its charts hidden
           const refused = tab === 'models' && said && !document.getElementById('mdl-charts').offsetParent;

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import json
 import secrets
+from pathlib import Path
 from typing import Any
 
 import httpx
 import plotly.io as pio
 import pytest
 
+from headdiv.dashboard import live as live_module
 from headdiv.dashboard.live import LARGE_FONTS, FigureCache, figure_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import PageState
 from headdiv.dashboard.views import ensemble
+from headdiv.schemas.kept import code_digest, kept_dir
 from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.settings import get_engine_settings
 
 SMALL = f"replicates=20&queries=16&seed={secrets.randbelow(10**6)}"
 """Cheap scenarios, with a seed of this run's own so that no other test has drawn them already."""
@@ -91,6 +95,41 @@ def test_the_cache_is_bounded_by_bytes_and_counts_what_it_drew() -> None:
     assert cache.get("big") is None and cache.drawn == 6
 
 
+def test_an_opened_state_is_kept_for_the_next_start_and_a_passing_one_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HEADDIV_CACHE_DIR", str(tmp_path))
+    get_engine_settings.cache_clear()
+    try:
+        first = FigureCache()
+        first.put("opened", b'{"key":"opened"}', keep_on_disk=True)
+        first.put("passed", b'{"key":"passed"}')
+        later = FigureCache()  # the next start
+        assert later.get("opened") == b'{"key":"opened"}' and later.get("passed") is None
+        assert later.drawn == 0
+        monkeypatch.setattr(live_module, "code_digest", lambda: "0123456789abcdef")  # the sources changed
+        assert FigureCache().get("opened") is None
+    finally:
+        get_engine_settings.cache_clear()
+
+
+def test_the_server_keeps_the_state_a_page_opens_on_not_a_sliders_passing_value(server_url: str) -> None:
+    folder = kept_dir()
+    assert folder is not None
+    figures = folder / "figures"
+
+    def names() -> set[str]:
+        return {p.name for p in figures.glob("*.json")} if figures.is_dir() else set()
+
+    before = names()
+    assert settled(server_url, f"tab=ensemble&theta=43&{SMALL}").status_code == 200
+    added = names() - before
+    assert len(added) == 1 and next(iter(added)).startswith(code_digest() + "-"), added
+    moved = settled(server_url, f"tab=ensemble&theta=41&{SMALL}", **{"x-headdiv-move": "1"})
+    assert moved.status_code == 200 and moved.headers["x-headdiv-live"] == "drawn"
+    assert names() - before == added
+
+
 def test_the_key_is_the_content_not_the_spelling() -> None:
     req: Any = ("/simulations", {"theta": 30, "H": 8})
     same: Any = ("/simulations", {"H": 8, "theta": 30})
@@ -111,13 +150,13 @@ def test_a_view_of_several_computations_answers_each_and_keeps_the_unmoved_ones_
     assert refused.status_code == 422 and "temperature" in refused.json()["message"], refused.text
 
 
-def settled(url: str, query: str, deadline_s: float = 120.0) -> httpx.Response:
+def settled(url: str, query: str, deadline_s: float = 120.0, **headers: str) -> httpx.Response:
     """The live answer once its computation is done (202 while a sweep still runs)."""
     import time
 
     end = time.monotonic() + deadline_s
     while True:
-        resp = live(url, query)
+        resp = live(url, query, **headers)
         if resp.status_code != 202 or time.monotonic() > end:
             return resp
         time.sleep(0.25)

@@ -81,11 +81,14 @@
   // For the views' own drawing callbacks (clientside.js `liveDraw`): the answer for the URL's state with
   // `values` (URL parameter -> value) set, from the tab's memory or one request, waiting while it computes;
   // null when there is none. The same objects the live path drew, so Plotly finds nothing to redraw.
+  // A state asked for while its answer is on the way shares that request.
   stats.query = function (values) { return withValues(location.search, values); };
+  var asking = new Map(); // key -> the promise of an answer on the way
   stats.answer = function (values) {
-    var query = stats.query(values);
+    var query = stats.query(values), k = key(query);
     var known = recall(query);
     if (known) return Promise.resolve(known);
+    if (asking.has(k)) return asking.get(k);
     var tries = 0;
     function ask() {
       return fetch(conf.url + "?" + query, {credentials: "same-origin"}).then(function (resp) {
@@ -94,9 +97,32 @@
         return null;
       });
     }
-    return ask().catch(function () { return null; });
+    var p = ask().catch(function () { return null; }).then(function (answer) { asking.delete(k); return answer; });
+    asking.set(k, p);
+    return p;
   };
   stats.params = conf.params;
+  // The opening state's answer, asked for with the page's scripts (while Dash fetches its layout and answers
+  // its first callbacks) on a view whose own drawing ends on it (`conf.opening`): a chart's first drawing
+  // then shows it rather than an empty "computing…" frame (plotly_bundles.js), while that state is still
+  // the newest asked for. A state the server has drawn before (a shared link, a lecture's slide) opens on
+  // its charts; one still computing opens on the empty frame, as before.
+  var opening = null; // {key, answer}
+  if (conf.opening.indexOf(new URLSearchParams(latest).get("tab") || conf.first) >= 0) {
+    var openingKey = key(latest);
+    stats.answer({}).then(function (answer) { if (answer) opening = {key: openingKey, answer: answer}; });
+  }
+  stats.openedOn = function () { return opening && opening.key; }; // the opening state, once its answer is here
+  stats.opening = function (gd) { // the figure for the chart `gd`'s first drawing, or null
+    if (!opening || key(latest) !== opening.key) return null;
+    var box = gd.closest && gd.closest("[id*='\"name\"']"), name = null;
+    try { name = box && JSON.parse(box.id).name; } catch (e) { return null; }
+    var parts = opening.answer.parts || [];
+    for (var i = 0; i < parts.length; i++) {
+      if (name && parts[i].charts[name]) return parts[i].charts[name];
+    }
+    return null;
+  };
 
   function slider(el) {
     var box = el && el.closest && el.closest(".dash-slider-container");

@@ -19,6 +19,7 @@
   var ready = {}; // name -> loaded bundle
   var loading = {};
   var drawnBy = new WeakMap(); // chart div -> the name of the bundle that drew it
+  var opened = new WeakMap(); // chart div -> the opening figure's data it was first drawn with
   var pending = new WeakMap(); // chart div -> the promise of its last call that had to wait
   var DRAWS = {react: true, newPlot: true};
   var turns = []; // draws waiting for a task of their own
@@ -84,6 +85,24 @@
     var a = args[1];
     return (Array.isArray(a) ? a : a && a.data) || [];
   }
+  // A chart drawn for the first time with no data (the view's "computing…" frame) shows the opening
+  // state's figure instead when the page has it already (assets/live.js `opening`): the view's own drawing
+  // would end on that very figure, one request and one drawing later.
+  function opening(args) {
+    var gd = args[0], live = window.headdivLive, a = args[1];
+    if (!(gd instanceof Element) || drawnBy.has(gd) || !live || !live.opening) return args;
+    if (!a || Array.isArray(a)) return args; // dcc.Graph draws with (gd, {data, layout, config, frames})
+    var fig = live.opening(gd);
+    if (!fig) return args;
+    opened.set(gd, fig.data);
+    return [gd, Object.assign({}, a, {data: fig.data, layout: fig.layout})].concat(args.slice(2));
+  }
+  // the view's own drawing then hands the chart the very figure it shows (the same objects, from the tab's
+  // memory): nothing to redraw
+  function showsAlready(args) {
+    var gd = args[0], a = args[1];
+    return gd instanceof Element && a && !Array.isArray(a) && a.data && opened.get(gd) === a.data && gd.data === a.data;
+  }
   function needsFull(gd, data) {
     if (!ready.small || drawnBy.get(gd) === "full") return true;
     var held = ready.small.bundledTraces || [];
@@ -115,6 +134,8 @@
     return function () {
       var args = Array.prototype.slice.call(arguments);
       if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
+      if (draws && !traces(args).length) args = opening(args); // a chart's first, empty, drawing
+      if (draws && showsAlready(args)) return Promise.resolve(args[0]);
       var gd = args[0], data = draws ? traces(args) : [];
       var redraw = draws && data.length && gd && gd.data && gd.data.length;
       if (ready.small && !pending.get(gd) && !(draws && busy && !together && !redraw)) { // at once, as plotly.js would
