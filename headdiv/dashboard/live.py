@@ -12,9 +12,10 @@ Figures are a resource addressed by content: a part's key hashes the view, the n
 by anyone is never drawn again while it stays in this process's cache (its JSON, bounded by bytes, least
 recently used out first; the answer is gzipped at the fastest level on the way out). A state a page opened
 on (asked without `x-headdiv-move`: a link, a preset, a tour's slide, the page's own drawing) is also kept on
-disk for the next start (`FigureCache`). The ETag hashes the parts' keys. A state the registry refuses answers 422 with its one-line reason
-(the page keeps its charts and shows the line); a computation slower than `WAIT_S` answers 202 (the page
-keeps its charts; the release draws the final ones through the usual path).
+disk for the next start (`FigureCache`). The ETag hashes the parts' keys. A state the registry refuses
+answers 422 with its one-line reason (the page keeps its charts and shows the line); a computation slower
+than `WAIT_S` answers 202 (the page keeps its charts; the release draws the final ones through the usual
+path).
 
 Anticipation: with the header `x-headdiv-ahead: 1` (the page asking for the values a person reaches next,
 ±1 step of the slider last moved) the computation is submitted at the lowest priority
@@ -81,7 +82,7 @@ class LivePart:
 
 class FigureCache:
     """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes (`ByteLRU`),
-    plus the count of what was drawn. An answer put with `keep` is also kept on disk for the next start
+    plus the count of what was drawn. An answer put with `keep_on_disk` is also kept for the next start
     (`headdiv.schemas.kept`, named by the sources' digest): a state a page opened on (a link, a tour's
     slide, a preset) is not drawn again by a server started as the class walks in, when drawing it cold
     takes a second or more."""
