@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import Processes, free_port, headdiv_command, wait_healthy  # noqa: E402
+from bench.timing import host_reference_ms  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CALLBACK = "_dash-update-component"
@@ -462,6 +463,7 @@ def main() -> int:
         "--after-start", action="store_true", help="2 s after a start against once quiet (starts its own servers)"
     )
     args = ap.parse_args()
+    print(f"host reference: {host_reference_ms():.0f} ms of fixed Python work (bench/timing.py), before the run")
     if args.after_start:
         with tempfile.TemporaryDirectory() as log_dir:
             report_after_start(measure_after_start(args.chromium, min(args.presses, 8), Path(log_dir), args.views))

@@ -3,6 +3,7 @@ and page faults of a first call are not what the numbers compare)."""
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable
@@ -17,3 +18,17 @@ def median_time(fn: Callable[[], object], repeat: int = 5) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def host_reference_ms() -> float:
+    """Milliseconds of a fixed piece of pure-Python work (median of 5): the same code on the same machine kind
+    has run 1.3-2x faster or slower between sessions, so each bench table names this beside its numbers, and a
+    change is judged against numbers with the same reference, never against another day's table alone."""
+
+    def work() -> None:
+        total = 0
+        for i in range(1_500_000):
+            total += (i * i) % 7
+        json.loads(json.dumps([{"x": list(range(50)), "name": str(i)} for i in range(1500)]))
+
+    return 1000 * median_time(work)

@@ -82,13 +82,14 @@ class LivePart:
 
 class FigureCache:
     """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes (`ByteLRU`),
-    plus the count of what was drawn. An answer put with `keep_on_disk` is also kept for the next start
-    (`headdiv.schemas.kept`, named by the sources' digest): a state a page opened on (a link, a tour's
-    slide, a preset) is not drawn again by a server started as the class walks in, when drawing it cold
-    takes a second or more."""
+    plus the count of what was drawn. With a `kept` kind, an answer put with `keep_on_disk` is also kept for
+    the next start (`headdiv.schemas.kept`, named by the sources' digest and its key, a content hash): a
+    state a page opened on (a link, a tour's slide, a preset) is not drawn again by a server started as the
+    class walks in, when drawing it cold takes a second or more."""
 
-    def __init__(self, limit: int = CACHE_BYTES) -> None:
+    def __init__(self, limit: int = CACHE_BYTES, kept: str | None = None) -> None:
         self.limit = limit
+        self.kept = kept
         self._answers: ByteLRU[str, bytes] = ByteLRU(limit, len)
         self._lock = threading.Lock()
         self.drawn = 0
@@ -96,8 +97,8 @@ class FigureCache:
 
     def get(self, key: str) -> bytes | None:
         found = self._answers.get(key)
-        if found is None:
-            found = read_kept(KEPT_KIND, _kept_name(key))
+        if found is None and self.kept is not None:
+            found = read_kept(self.kept, _kept_name(key))
             if found is not None:
                 self._answers.put(key, found)
         return found
@@ -106,18 +107,15 @@ class FigureCache:
         with self._lock:
             self.drawn += 1
         self._answers.put(key, body)
-        if keep_on_disk:
-            keep(KEPT_KIND, _kept_name(key), body)
-
-
-KEPT_KIND = "figures"
+        if keep_on_disk and self.kept is not None:
+            keep(self.kept, _kept_name(key), body)
 
 
 def _kept_name(key: str) -> str:
     return f"{code_digest()}-{key}.json"
 
 
-FIGURES = FigureCache()
+FIGURES = FigureCache(kept="figures")
 """This process's figures (the live views' own drawing callbacks ask the live endpoint too); `drawn` counts
 what it drew, the bench's proof that each state is drawn once."""
 

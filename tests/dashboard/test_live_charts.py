@@ -101,14 +101,15 @@ def test_an_opened_state_is_kept_for_the_next_start_and_a_passing_one_is_not(
     monkeypatch.setenv("HEADDIV_CACHE_DIR", str(tmp_path))
     get_engine_settings.cache_clear()
     try:
-        first = FigureCache()
+        first = FigureCache(kept="figures")
         first.put("opened", b'{"key":"opened"}', keep_on_disk=True)
         first.put("passed", b'{"key":"passed"}')
-        later = FigureCache()  # the next start
+        later = FigureCache(kept="figures")  # the next start
         assert later.get("opened") == b'{"key":"opened"}' and later.get("passed") is None
         assert later.drawn == 0
+        assert FigureCache().get("opened") is None  # a cache that keeps nothing reads nothing either
         monkeypatch.setattr(live_module, "code_digest", lambda: "0123456789abcdef")  # the sources changed
-        assert FigureCache().get("opened") is None
+        assert FigureCache(kept="figures").get("opened") is None
     finally:
         get_engine_settings.cache_clear()
 
