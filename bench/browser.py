@@ -288,7 +288,7 @@ def live_row(
     # drawing may hold data already: assets/live.js `opening`)
     page.wait_for_function(
         "(v) => { const c = [...document.querySelectorAll(v + ' .dash-graph')]; return c.length && c.every((x) =>"
-        " { const g = x.classList.contains('js-plotly-plot') ? x : x.querySelector('.js-plotly-plot');"
+        " { const g = x.querySelector('.js-plotly-plot');"
         " return g && g.data && g.data.length; }) && !document.querySelector('.busy'); }",
         arg=charts.split(" ")[0],
     )

@@ -28,8 +28,7 @@ def charts_drawn(page: Any) -> None:
     page, those not mounted yet too (an exported page has plots alone)."""
     page.wait_for_function(
         "() => { const cells = [...document.querySelectorAll('.dash-graph')].filter((e) => e.offsetParent);"
-        " const g = cells.length ? cells.map((c) => c.classList.contains('js-plotly-plot') ? c"
-        " : c.querySelector('.js-plotly-plot'))"
+        " const g = cells.length ? cells.map((c) => c.querySelector('.js-plotly-plot'))"
         " : [...document.querySelectorAll('.js-plotly-plot')].filter((e) => e.offsetParent);"
         " return g.length > 0 && g.every((e) => e && e.data && e.data.length && e.getAttribute('aria-describedby')); }",
         timeout=180_000,

@@ -31,8 +31,8 @@ def _opened(page: Any, server_url: str, query: str) -> None:
     # may hold data already: assets/live.js `opening`)
     page.wait_for_function(
         "() => { const c = [...document.querySelectorAll('#view-ensemble .dash-graph')];"
-        " return c.length && c.every((x) => { const g = x.classList.contains('js-plotly-plot') ? x"
-        " : x.querySelector('.js-plotly-plot'); return g && g.data && g.data.length; })"
+        " return c.length && c.every((x) => { const g = x.querySelector('.js-plotly-plot');"
+        " return g && g.data && g.data.length; })"
         " && !document.querySelector('.busy'); }"
     )
 

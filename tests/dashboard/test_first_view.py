@@ -141,7 +141,7 @@ def _painted_when_drawn(page: Any, tab: str) -> dict[str, list[str]]:
           if (!view || document.querySelector('.busy') || !window.headdivLive.settled()) return false;
           const charts = [...view.querySelectorAll('.dash-graph')].filter((g) => g.offsetParent);
           return charts.length > 0 && charts.every((c) => {
-            const g = c.classList.contains('js-plotly-plot') ? c : c.querySelector('.js-plotly-plot');
+            const g = c.querySelector('.js-plotly-plot');
             return g && g.data && g.data.length;
           });
         }""",
@@ -189,8 +189,7 @@ def test_a_state_drawn_before_opens_on_its_charts_and_one_still_computing_on_the
     page.wait_for_function("() => !!window.headdivLive")
     page.wait_for_function(
         "() => { const v = document.getElementById('view-ensemble'); const c = v && v.querySelectorAll('.dash-graph');"
-        " return c && c.length && [...c].every((x) => x.classList.contains('js-plotly-plot')"
-        " || x.querySelector('.js-plotly-plot')); }"
+        " return c && c.length && [...c].every((x) => x.querySelector('.js-plotly-plot')); }"
     )
     assert held, "the page did not ask for its opening state's charts"
     for route in held:

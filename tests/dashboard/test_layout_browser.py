@@ -148,7 +148,7 @@ def wait_view_drawn(page: Any, tab: str) -> None:
           // hold data already: assets/live.js `opening`)
           const plots = [...view.querySelectorAll('.dash-graph')]
             .filter((g) => g.getBoundingClientRect().width > 0)
-            .map((c) => (c.classList.contains('js-plotly-plot') ? c : c.querySelector('.js-plotly-plot')));
+            .map((c) => c.querySelector('.js-plotly-plot'));
           const drawn = plots.filter((g) => g && g.data && g.data.length > 0);
           const said = [...view.querySelectorAll('.job-status')].some((s) => s.innerText.trim());
           // Real models may refuse a model: then its sentence stands alone, its charts hidden
