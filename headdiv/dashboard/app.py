@@ -45,9 +45,15 @@ from headdiv.schemas.settings import DoorSettings
 
 ASSETS = Path(__file__).parent / "assets"
 DASH_FIRST_REQUESTS = ("_dash-layout", "_dash-dependencies")
-DCC_FIRST_CHUNKS = ("async-graph.js", "async-slider.js", "async-dropdown.js", "async-markdown.js")
-"""The parts of dcc every view renders at once (charts, sliders, menus, its explanation), which dcc's loader
-fetches only once React renders them."""
+DCC_FIRST = {
+    "async-graph.js": "Graph",
+    "async-slider.js": "Slider",
+    "async-dropdown.js": "Dropdown",
+    "async-markdown.js": "Markdown",
+}
+"""The parts of dcc every view renders at once (charts, sliders, menus, its explanation), by chunk and
+component: dcc's loader fetches a chunk only once React renders its component (the page preloads the
+chunks, and assets/lazy_early.js starts their loading before the layout is rendered)."""
 
 
 def build_registry(views: list[View]) -> UrlRegistry:
@@ -118,7 +124,7 @@ def _early_fetches(app: Dash) -> str:
     prefix = app.config.requests_pathname_prefix
     dash = "".join(f'<link rel="preload" as="fetch" crossorigin href="{prefix}{r}">' for r in DASH_FIRST_REQUESTS)
     dcc = "".join(
-        f'<link rel="preload" as="script" href="{prefix}_dash-component-suites/dash/dcc/{c}">' for c in DCC_FIRST_CHUNKS
+        f'<link rel="preload" as="script" href="{prefix}_dash-component-suites/dash/dcc/{c}">' for c in DCC_FIRST
     )
     return vendored.register(app) + "\n" + dash + dcc
 
@@ -187,6 +193,7 @@ def create_dash_app(
     app.config.meta_tags.append(
         {"name": "headdiv-upload", "content": json.dumps({"url": upload_url(prefix), "limit": limit})}
     )
+    app.config.meta_tags.append({"name": "headdiv-lazy", "content": json.dumps(list(DCC_FIRST.values()))})
     register_upload_relay(app.server, client, prefix)
     app.layout = page_layout(registry, views)
     app.headdiv_registry = registry  # type: ignore[attr-defined]  # read by the callback boundary (harden)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-from headdiv.dashboard.app import DCC_FIRST_CHUNKS, create_dash_app
+from headdiv.dashboard.app import DCC_FIRST, create_dash_app
 from headdiv.dashboard.vendored import FULL, RUNTIME, SMALL
 from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
 from tests.dashboard.test_browser import wait_chart
@@ -51,7 +51,7 @@ def test_vendored_scripts_are_served_gzipped_and_cached_for_a_year() -> None:
     # every view renders at once, which dcc's loader would ask for only once React renders them
     for name in ("_dash-layout", "_dash-dependencies"):
         assert f'<link rel="preload" as="fetch" crossorigin href="/{name}">' in page
-    for chunk in DCC_FIRST_CHUNKS:
+    for chunk in DCC_FIRST:
         href = f"/_dash-component-suites/dash/dcc/{chunk}"
         assert f'<link rel="preload" as="script" href="{href}">' in page
         assert client.get(href).status_code == 200, href
@@ -123,6 +123,17 @@ PAINTED = """
     requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
+  // the figures with data each chart was handed by the page's own drawing (Dash's dcc.Graph)
+  window.__handed = {};
+  document.addEventListener('DOMContentLoaded', () => {
+    const P = window.Plotly, react = P.react;
+    P.react = function (gd, fig) {
+      const box = gd && gd.closest && gd.closest('.dash-graph');
+      const name = box && JSON.parse(box.id).name;
+      if (name && fig && fig.data && fig.data.length) window.__handed[name] = (window.__handed[name] || 0) + 1;
+      return react.apply(this, arguments);
+    };
+  });
 })();
 """
 EMPTY = "[]"
@@ -159,16 +170,35 @@ def _painted_when_drawn(page: Any, tab: str) -> dict[str, list[str]]:
     return painted
 
 
-def _open(browser: Any, url: str, hold: str | None = None) -> tuple[Any, list[Any]]:
-    """A new tab (its own memory) at `url`, its paintings recorded; requests whose URL holds `hold` are kept
-    waiting in the returned list until the caller lets them go."""
+class _Held:
+    """Requests kept waiting until `release()`; those sent after it go on at once."""
+
+    def __init__(self) -> None:
+        self.routes: list[Any] = []
+        self.released = False
+
+    def __call__(self, route: Any) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def release(self) -> None:
+        self.released = True
+        for route in self.routes:
+            route.continue_()
+
+
+def _open(browser: Any, url: str, *hold: str) -> tuple[Any, dict[str, _Held]]:
+    """A new tab (its own memory) at `url`, its paintings recorded; requests whose URL holds one of `hold` are
+    kept waiting under it until the caller releases them."""
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     context.add_init_script(PAINTED)
     page = context.new_page()
     page.set_default_timeout(60_000)
-    held: list[Any] = []
-    if hold:
-        page.route(f"**/*{hold}*", lambda route: held.append(route))
+    held = {name: _Held() for name in hold}
+    for name in hold:
+        page.route(f"**/*{name}*", held[name])
     page.goto(url, wait_until="commit")
     return page, held
 
@@ -184,26 +214,27 @@ def test_a_state_drawn_before_opens_on_its_charts_and_one_still_computing_on_the
     progress first: a final figure first would flash empty)."""
     state = f"{SMALL_SCENARIO}&seed={random.randrange(10_000, 2**31)}"
     url = f"{server_url}/?tab=ensemble&{state}"
-    # never drawn, and the charts mount before its answer lands: each opens on the empty frame
-    page, held = _open(browser, url, hold="_live")
+    # never drawn, and the charts mount before its answer lands: each opens on the empty frame, and shows
+    # the answer once it lands, without waiting for the page's callbacks (held here until then)
+    page, held = _open(browser, url, "_live", "_dash-update-component")
     page.wait_for_function("() => !!window.headdivLive")
     page.wait_for_function(
         "() => { const v = document.getElementById('view-ensemble'); const c = v && v.querySelectorAll('.dash-graph');"
         " return c && c.length && [...c].every((x) => x.querySelector('.js-plotly-plot')); }"
     )
-    assert held, "the page did not ask for its opening state's charts"
-    for route in held:
-        route.continue_()
-    page.unroute("**/*_live*")
+    assert held["_live"].routes, "the page did not ask for its opening state's charts"
+    held["_live"].release()
     first = _painted_when_drawn(page, "ensemble")
-    page.context.close()
     assert first and all(len(p) == 2 and p[0] == EMPTY and p[1] != EMPTY for p in first.values()), str(_short(first))
+    # the page's own drawing, once its callbacks go on, ends on those figures: nothing painted again
+    held["_dash-update-component"].release()
+    page.wait_for_function("(names) => names.every((n) => window.__handed[n])", arg=list(first))
+    assert _painted_when_drawn(page, "ensemble") == first
+    page.context.close()
     # drawn before: the page has its answer before its charts are drawn, and each opens on its final figure
-    page, held = _open(browser, url, hold="_dash-update-component")
+    page, held = _open(browser, url, "_dash-update-component")
     page.wait_for_function("() => window.headdivLive && window.headdivLive.openedOn()")
-    for route in held:
-        route.continue_()
-    page.unroute("**/*_dash-update-component*")
+    held["_dash-update-component"].release()
     again = _painted_when_drawn(page, "ensemble")
     page.context.close()
     assert again == {name: [p[-1]] for name, p in first.items()}, str(_short(again))
@@ -213,3 +244,41 @@ def test_a_state_drawn_before_opens_on_its_charts_and_one_still_computing_on_the
         sweep = _painted_when_drawn(page, "diversity")
         page.context.close()
         assert sweep and all(p[0] == EMPTY and EMPTY not in p[1:] for p in sweep.values()), str(_short(sweep))
+
+
+LAZY_LOADED = """
+(() => {
+  // dcc's lazy parts whose code has run (their chunk's script loaded)
+  window.__chunks = [];
+  new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => {
+    if (n.nodeType === 1 && n.tagName === 'SCRIPT' && /async-[a-z]+\\.js/.test(n.src)) {
+      n.addEventListener('load', () => window.__chunks.push(n.src.match(/async-[a-z]+\\.js/)[0]));
+    }
+  }))).observe(document, {childList: true, subtree: true});
+})();
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_dccs_lazy_parts_load_while_the_layout_is_fetched(browser: Any, server_url: str) -> None:
+    """dcc loads a chart's, a slider's, a menu's and Markdown's code only once React renders one, and the
+    charts were drawn a render later; assets/lazy_early.js starts that loading as soon as Dash's scripts
+    have run: with the layout held back, all of that code runs meanwhile, and the charts then mount with
+    the layout."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.add_init_script(LAZY_LOADED)
+    page = context.new_page()
+    held = _Held()
+    page.route("**/_dash-layout", held)
+    page.goto(f"{server_url}/?tab=ensemble&{SMALL_SCENARIO}", wait_until="commit")
+    page.wait_for_function(
+        "(names) => names.every((n) => window.__chunks.includes(n))", arg=list(DCC_FIRST), timeout=30_000
+    )
+    assert page.evaluate("() => document.querySelectorAll('.dash-graph').length") == 0  # the layout is held
+    held.release()
+    page.wait_for_function(
+        "() => { const c = document.querySelectorAll('#view-ensemble .dash-graph');"
+        " return c.length && [...c].every((x) => x.querySelector('.js-plotly-plot')); }"
+    )
+    context.close()

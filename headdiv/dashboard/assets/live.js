@@ -108,11 +108,19 @@
   // the newest asked for. A state the server has drawn before (a shared link, a lecture's slide) opens on
   // its charts; one still computing opens on the empty frame, as before.
   var opening = null; // {key, answer}
+  var openingKey = null, openingDue = false; // the opening state, and whether its answer is still to come
   if (conf.opening.indexOf(new URLSearchParams(latest).get("tab") || conf.first) >= 0) {
-    var openingKey = key(latest);
-    stats.answer({}).then(function (answer) { if (answer) opening = {key: openingKey, answer: answer}; });
+    openingKey = key(latest);
+    openingDue = true;
+    stats.answer({}).then(function (answer) {
+      openingDue = false;
+      if (!answer) return;
+      opening = {key: openingKey, answer: answer};
+      document.dispatchEvent(new Event("headdiv:opening")); // for charts that mounted before it came
+    });
   }
   stats.openedOn = function () { return opening && opening.key; }; // the opening state, once its answer is here
+  stats.openingDue = function () { return openingDue && key(latest) === openingKey; }; // and still the newest
   stats.opening = function (gd) { // the figure for the chart `gd`'s first drawing, or null
     if (!opening || key(latest) !== opening.key) return null;
     var box = gd.closest && gd.closest("[id*='\"name\"']"), name = null;

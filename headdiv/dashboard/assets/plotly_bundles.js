@@ -20,6 +20,8 @@
   var loading = {};
   var drawnBy = new WeakMap(); // chart div -> the name of the bundle that drew it
   var opened = new WeakMap(); // chart div -> the opening figure's data it was first drawn with
+  var withData = new WeakSet(); // charts drawn with data at least once
+  var emptyFirst = []; // [chart div, its drawing's arguments]: drawn empty before the opening figure came
   var pending = new WeakMap(); // chart div -> the promise of its last call that had to wait
   var DRAWS = {react: true, newPlot: true};
   var turns = []; // draws waiting for a task of their own
@@ -85,15 +87,20 @@
     var a = args[1];
     return (Array.isArray(a) ? a : a && a.data) || [];
   }
-  // A chart drawn for the first time with no data (the view's "computing…" frame) shows the opening
+  // A chart drawn with no data while it never showed any (the view's "computing…" frame) shows the opening
   // state's figure instead when the page has it already (assets/live.js `opening`): the view's own drawing
   // would end on that very figure, one request and one drawing later.
+  // A chart that mounted before that figure came is drawn empty, and drawn again with it when it comes
+  // ("headdiv:opening", assets/live.js) unless it has been drawn with data since.
   function opening(args) {
     var gd = args[0], live = window.headdivLive, a = args[1];
-    if (!(gd instanceof Element) || drawnBy.has(gd) || !live || !live.opening) return args;
+    if (!(gd instanceof Element) || withData.has(gd) || !live || !live.opening) return args;
     if (!a || Array.isArray(a)) return args; // dcc.Graph draws with (gd, {data, layout, config, frames})
     var fig = live.opening(gd);
-    if (!fig) return args;
+    if (!fig) {
+      if (live.openingDue && live.openingDue()) emptyFirst.push([gd, args]);
+      return args;
+    }
     opened.set(gd, fig.data);
     return [gd, Object.assign({}, a, {data: fig.data, layout: fig.layout})].concat(args.slice(2));
   }
@@ -118,7 +125,10 @@
     var out = self[path[path.length - 1]].apply(self, args);
     if (DRAWS[path[0]] && gd instanceof Element) {
       drawnBy.set(gd, which);
-      if (traces(args).length) drewData = true;
+      if (traces(args).length) {
+        drewData = true;
+        withData.add(gd);
+      }
     }
     if (path[0] === "purge") drawnBy.delete(gd);
     if (kept && gd.on) {
@@ -134,11 +144,15 @@
     return function () {
       var args = Array.prototype.slice.call(arguments);
       if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
+      var asked = args;
       if (draws && !traces(args).length) args = opening(args); // a chart's first, empty, drawing
       if (draws && showsAlready(args)) return Promise.resolve(args[0]);
       var gd = args[0], data = draws ? traces(args) : [];
+      // the opening figures are drawn in the task that mounts their charts, as one change of the page:
+      // dealt one task each, the page's first callbacks (0.1-0.2 s) ran between them, the charts later
+      var now = together || args !== asked;
       var redraw = draws && data.length && gd && gd.data && gd.data.length;
-      if (ready.small && !pending.get(gd) && !(draws && busy && !together && !redraw)) { // at once, as plotly.js would
+      if (ready.small && !pending.get(gd) && !(draws && busy && !now && !redraw)) { // at once, as plotly.js would
         var which = needsFull(gd, data) ? "full" : "small";
         if (ready[which]) {
           if (draws && !busy) startTurn(); // a redraw while a turn runs joins it: one chain of turns at a time
@@ -176,5 +190,14 @@
     get: function (target, key) { return key in target ? target[key] : (ready.small || {})[key]; },
   });
   window.Plotly = facade;
+  document.addEventListener("headdiv:opening", function () {
+    var charts = emptyFirst;
+    emptyFirst = [];
+    facade.together(function () {
+      charts.forEach(function (c) {
+        if (c[0].isConnected && !withData.has(c[0])) facade.react.apply(null, c[1]);
+      });
+    });
+  });
   base().catch(function () {}); // now, while Dash fetches the layout and answers the first callbacks
 })();
