@@ -228,6 +228,8 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
                     f"you chose “{picked.label if picked else chosen}”; the answer is “{right.label if right else q.answer}”.",
                 ],
                 className="tour-answer",
+                # the choice the step is revealed with, for a lecture room's phones (assets/room.js)
+                **{"data-choice": chosen},
             ),
             html.P(q.why, className="tour-why"),
         ]

@@ -72,12 +72,12 @@
 
   // ---- lecturer ------------------------------------------------------------------------------------
   var room = null, sending = false, pending = false, lastSent = null;
-  var revealedWith = {}; // step -> the choice its question was answered with on this page
-  // the answer the shown step's question is revealed with here (its figure shown), else null
+  // the answer the shown step's question is revealed with here (its figure shown), else null: the reveal
+  // names the choice it was made with (headdiv/dashboard/tour_panel.py), however it was chosen
   function revealed() {
-    var step = stepShown();
-    if (!step || concealed() !== false) return null;
-    return document.querySelector("#tour-reveal .tour-answer") ? revealedWith[step] || null : null;
+    if (!stepShown() || concealed() !== false) return null;
+    var answer = document.querySelector("#tour-reveal .tour-answer");
+    return (answer && answer.getAttribute("data-choice")) || null;
   }
 
   function saved() {
@@ -357,8 +357,6 @@
     document.addEventListener("click", function (e) {
       if (!e.target || !e.target.closest) return;
       if (e.target.closest("#present-btn")) present();
-      var choice = e.target.closest(".tour-choices button");
-      if (choice && stepShown() && choiceOf(choice)) revealedWith[stepShown()] = choiceOf(choice);
     });
     var wrap = function (name) {
       var original = window.history[name];
