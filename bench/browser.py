@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.load import Processes, free_port, headdiv_command, wait_healthy  # noqa: E402
 from bench.timing import host_reference_ms  # noqa: E402
+from tests.dashboard.drawn import VIEW_DRAWN  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CALLBACK = "_dash-update-component"
@@ -244,9 +245,9 @@ def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, A
     drawn: dict[str, int] = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        for view, charts in LIVE_VIEWS.items():
+        for view in LIVE_VIEWS:
             for mode in ("live", "release only"):
-                out[f"{view} ({mode})"] = live_row(browser, f"{url}/?tab={view}&theta=80", charts, presses, mode, drawn)
+                out[f"{view} ({mode})"] = live_row(browser, f"{url}/?tab={view}&theta=80", view, presses, mode, drawn)
         browser.close()
     out["server"] = {"states drawn more than once": sum(1 for n in drawn.values() if n > 1), "states": len(drawn)}
     return out
@@ -255,15 +256,16 @@ def measure_live(url: str, chromium: str, presses: int) -> dict[str, dict[str, A
 def live_row(
     browser: Any,
     address: str,
-    charts: str,
+    view: str,
     presses: int,
     mode: str = "live",
     drawn: dict[str, int] | None = None,
     drag: bool = True,
 ) -> dict[str, Any]:
-    """One fresh browser context at `address`: the time until every chart of the view shows data, then
-    `presses` θ key presses, a drag and its release (the measures of the docstring)."""
+    """One fresh browser context at `address` (showing `view`): the time until every chart of the view shows
+    data, then `presses` θ key presses, a drag and its release (the measures of the docstring)."""
     drawn = {} if drawn is None else drawn
+    charts = LIVE_VIEWS[view]
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -284,14 +286,7 @@ def live_row(
     row: dict[str, Any] = {"key press -> all charts": [], "in page": [], "requests per movement": []}
     t0 = time.perf_counter()
     page.goto(address)
-    # every chart of the view holds data, those dcc.Graph has not mounted yet counted too (a chart's first
-    # drawing may hold data already: assets/live.js `opening`)
-    page.wait_for_function(
-        "(v) => { const c = [...document.querySelectorAll(v + ' .dash-graph')]; return c.length && c.every((x) =>"
-        " { const g = x.querySelector('.js-plotly-plot');"
-        " return g && g.data && g.data.length; }) && !document.querySelector('.busy'); }",
-        arg=charts.split(" ")[0],
-    )
+    page.wait_for_function(VIEW_DRAWN, arg=view)
     row["first view"] = [1000 * (time.perf_counter() - t0)]
     quiet(page, sent)
     page.focus("#sc-theta [role=slider]")
@@ -332,23 +327,23 @@ def measure_after_start(chromium: str, presses: int, log_dir: Path, starts: int 
         # and someone opened the default page (its charts, drawn once, are kept for the next start)
         httpx.get(url + "/_live?", timeout=120).raise_for_status()
     out: dict[str, dict[str, Any]] = {}
-    charts = LIVE_VIEWS["ensemble"]
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         firsts: list[float] = []
         for _ in range(starts - 1):  # the other starts: the first view 2 s after health alone
             with started(log_dir, kept) as url:
                 time.sleep(2.0)
-                firsts += live_row(browser, f"{url}/", charts, presses=0, drag=False)["first view"]
+                firsts += live_row(browser, f"{url}/", "ensemble", presses=0, drag=False)["first view"]
         with started(log_dir, kept) as url:
             healthy = time.monotonic()
             for phase, at_s, seed in (("2 s after start", 2.0, 4242), ("once quiet (60 s)", 60.0, 4343)):
                 time.sleep(max(0.0, healthy + at_s - time.monotonic()))
                 views = 1 if phase == "2 s after start" else starts
                 first = [
-                    live_row(browser, f"{url}/", charts, presses=0, drag=False)["first view"][0] for _ in range(views)
+                    live_row(browser, f"{url}/", "ensemble", presses=0, drag=False)["first view"][0]
+                    for _ in range(views)
                 ]
-                row = live_row(browser, f"{url}/?seed={seed}&theta=80", charts, presses)
+                row = live_row(browser, f"{url}/?seed={seed}&theta=80", "ensemble", presses)
                 row["first view"] = first + (firsts if phase == "2 s after start" else [])
                 row["ended after health, s"] = time.monotonic() - healthy
                 out[phase] = row

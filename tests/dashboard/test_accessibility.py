@@ -16,6 +16,7 @@ import pytest
 from headdiv.dashboard.tours import TOURS
 from headdiv.dashboard.views import VIEWS
 from tests.dashboard.axe import serious_findings
+from tests.dashboard.drawn import HOLDS_DATA, SHOWN_PLOTS
 from tests.dashboard.test_layout_browser import LIGHT, wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.browser]
@@ -27,10 +28,9 @@ def charts_drawn(page: Any) -> None:
     """Until every chart shown holds data and has been described (assets/chart_text.js): each dcc.Graph on the
     page, those not mounted yet too (an exported page has plots alone)."""
     page.wait_for_function(
-        "() => { const cells = [...document.querySelectorAll('.dash-graph')].filter((e) => e.offsetParent);"
-        " const g = cells.length ? cells.map((c) => c.querySelector('.js-plotly-plot'))"
-        " : [...document.querySelectorAll('.js-plotly-plot')].filter((e) => e.offsetParent);"
-        " return g.length > 0 && g.every((e) => e && e.data && e.data.length && e.getAttribute('aria-describedby')); }",
+        f"() => {{ const cells = {SHOWN_PLOTS}(document);"
+        " const g = cells.length ? cells : [...document.querySelectorAll('.js-plotly-plot')].filter((e) => e.offsetParent);"
+        f" return g.length > 0 && g.every((e) => {HOLDS_DATA}(e) && e.getAttribute('aria-describedby')); }}",
         timeout=180_000,
     )
 

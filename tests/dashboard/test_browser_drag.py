@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import need
 from tests.dashboard.conftest import value_point
+from tests.dashboard.drawn import VIEW_DRAWN
 from tests.dashboard.test_layout_browser import wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
@@ -27,14 +28,7 @@ def _theta(query: str) -> int:
 
 def _opened(page: Any, server_url: str, query: str) -> None:
     page.goto(f"{server_url}/?tab=ensemble&{query}&{SMALL}")
-    # every chart of the view drawn, those dcc.Graph has not mounted yet counted too (a chart's first drawing
-    # may hold data already: assets/live.js `opening`)
-    page.wait_for_function(
-        "() => { const c = [...document.querySelectorAll('#view-ensemble .dash-graph')];"
-        " return c.length && c.every((x) => { const g = x.querySelector('.js-plotly-plot');"
-        " return g && g.data && g.data.length; })"
-        " && !document.querySelector('.busy'); }"
-    )
+    page.wait_for_function(VIEW_DRAWN, arg="ensemble")
 
 
 def _hold_and_drag(page: Any, control: str, share: float, moves: int, pause_ms: int) -> None:

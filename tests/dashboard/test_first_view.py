@@ -15,6 +15,7 @@ from plotly.offline import get_plotlyjs_version
 
 from headdiv.dashboard.app import DCC_FIRST, create_dash_app
 from headdiv.dashboard.vendored import FULL, RUNTIME, SMALL
+from tests.dashboard.drawn import SHOWN_PLOTS, VIEW_DRAWN
 from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
 from tests.dashboard.test_browser import wait_chart
 
@@ -137,6 +138,11 @@ PAINTED = """
 })();
 """
 EMPTY = "[]"
+MOUNTED = (
+    f"(tab) => {{ const v = document.getElementById('view-' + tab); const p = v && {SHOWN_PLOTS}(v);"
+    " return !!p && p.length > 0 && p.every((g) => g); }"
+)
+"""(tab) -> whether every chart shown on the view `tab` is mounted (drawn or not)."""
 
 
 def _short(painted: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -147,15 +153,7 @@ def _painted_when_drawn(page: Any, tab: str) -> dict[str, list[str]]:
     """Once every chart of the view holds data (those not mounted yet counted too) and nothing is computing
     or on its way: each chart's paintings, first to last."""
     page.wait_for_function(
-        """(tab) => {
-          const view = document.getElementById('view-' + tab);
-          if (!view || document.querySelector('.busy') || !window.headdivLive.settled()) return false;
-          const charts = [...view.querySelectorAll('.dash-graph')].filter((g) => g.offsetParent);
-          return charts.length > 0 && charts.every((c) => {
-            const g = c.querySelector('.js-plotly-plot');
-            return g && g.data && g.data.length;
-          });
-        }""",
+        f"(tab) => window.headdivLive.settled() && ({VIEW_DRAWN})(tab)",
         arg=tab,
         timeout=120_000,
     )
@@ -218,10 +216,7 @@ def test_a_state_drawn_before_opens_on_its_charts_and_one_still_computing_on_the
     # the answer once it lands, without waiting for the page's callbacks (held here until then)
     page, held = _open(browser, url, "_live", "_dash-update-component")
     page.wait_for_function("() => !!window.headdivLive")
-    page.wait_for_function(
-        "() => { const v = document.getElementById('view-ensemble'); const c = v && v.querySelectorAll('.dash-graph');"
-        " return c && c.length && [...c].every((x) => x.querySelector('.js-plotly-plot')); }"
-    )
+    page.wait_for_function(MOUNTED, arg="ensemble")
     assert held["_live"].routes, "the page did not ask for its opening state's charts"
     held["_live"].release()
     first = _painted_when_drawn(page, "ensemble")
@@ -277,8 +272,5 @@ def test_dccs_lazy_parts_load_while_the_layout_is_fetched(browser: Any, server_u
     )
     assert page.evaluate("() => document.querySelectorAll('.dash-graph').length") == 0  # the layout is held
     held.release()
-    page.wait_for_function(
-        "() => { const c = document.querySelectorAll('#view-ensemble .dash-graph');"
-        " return c.length && [...c].every((x) => x.querySelector('.js-plotly-plot')); }"
-    )
+    page.wait_for_function(MOUNTED, arg="ensemble")
     context.close()

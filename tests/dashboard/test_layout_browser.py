@@ -21,6 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from headdiv.dashboard.views import VIEWS
 from tests.dashboard.axe import serious_findings
 from tests.dashboard.conftest import ARTIFACTS, ROOT, dashboard_against_a_dead_api
+from tests.dashboard.drawn import ALL_DRAWN
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.browser]
 SMALL = "replicates=20&queries=16"
@@ -144,17 +145,11 @@ def wait_view_drawn(page: Any, tab: str) -> None:
         """(tab) => {
           const view = document.getElementById('view-' + tab);
           if (!view || view.style.display === 'none' || document.querySelector('.busy')) return false;
-          // every chart of the view, those dcc.Graph has not mounted yet too (a chart's first drawing may
-          // hold data already: assets/live.js `opening`)
-          const plots = [...view.querySelectorAll('.dash-graph')]
-            .filter((g) => g.getBoundingClientRect().width > 0)
-            .map((c) => c.querySelector('.js-plotly-plot'));
-          const drawn = plots.filter((g) => g && g.data && g.data.length > 0);
           const said = [...view.querySelectorAll('.job-status')].some((s) => s.innerText.trim());
           // Real models may refuse a model: then its sentence stands alone, its charts hidden
           const refused = tab === 'models' && said && !document.getElementById('mdl-charts').offsetParent;
-          return (plots.length && drawn.length === plots.length) || refused;
-        }""",
+          return ALL_DRAWN(view) || refused;
+        }""".replace("ALL_DRAWN", ALL_DRAWN),
         arg=tab,
         timeout=180_000,
     )
@@ -229,6 +224,36 @@ def test_every_tab_fits_without_overlapping_text(
             " Math.max(...items.map((e) => e.getBoundingClientRect().height))]; }"
         )
         assert header[0] <= header[1] + 24, header
+    finally:
+        context.close()
+
+
+COUNT_RELAYOUTS = """
+document.addEventListener('DOMContentLoaded', () => {
+  window.__relayouts = 0;
+  const P = window.Plotly, relayout = P.relayout;
+  P.relayout = function () { window.__relayouts += 1; return relayout.apply(this, arguments); };
+});
+"""
+
+
+def test_large_fonts_and_room_for_legends_adjust_charts_without_a_relayout(browser: Any, server_url: str) -> None:
+    """assets/large_fonts.js and assets/fit_charts.js change a chart's layout through the page's plotly.js
+    facade (`Plotly.adjust`: its layout, drawn with react), never with Plotly.relayout: dcc.Graph copies a
+    relayout's keys from the chart into its figure when the event comes, and an event that came after the next
+    state's figure was handed over wrote the old figure's title (an empty frame's) into the new one."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(COUNT_RELAYOUTS)
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/?tab=architecture&{LIGHT}&large=1")
+        wait_view_drawn(page, "architecture")  # fonts enlarged and legends given room
+        titles = page.evaluate(
+            "() => [...document.querySelectorAll('#view-architecture .js-plotly-plot')]"
+            ".map((g) => [g.layout.title.text, g.layout.title.font.size, g.layout.font.size])"
+        )
+        assert len(titles) == 2 and all(text and size == 20 and font == 17 for text, size, font in titles), titles
+        assert page.evaluate("() => window.__relayouts") == 0
     finally:
         context.close()
 

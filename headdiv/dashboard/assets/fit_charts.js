@@ -5,6 +5,10 @@
 // currently fits (the browser tests wait for it before measuring).
 (function () {
   var GAP = 4;
+  function adjust(gd, update) { // through the page's plotly.js facade (assets/plotly_bundles.js): no relayout
+    var P = window.Plotly;
+    return (P.adjust || P.relayout)(gd, update);
+  }
   function box(el) {
     var r = el.getBoundingClientRect();
     return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, w: r.width, h: r.height};
@@ -76,17 +80,17 @@
     document.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
       var size = smallerTitle(gd);
       if (size) {
-        window.Plotly.relayout(gd, {"title.font.size": size});
+        adjust(gd, {"title.font.size": size});
         return;
       }
       var wrapped = longTitle(gd);
       if (wrapped) {
-        window.Plotly.relayout(gd, {"title.text": wrapped});
+        adjust(gd, {"title.text": wrapped});
         return;
       }
       var y = titleAbove(gd);
       if (y !== null) {
-        window.Plotly.relayout(gd, {"title.y": y});
+        adjust(gd, {"title.y": y});
         return;
       }
       var n = need(gd);
@@ -97,7 +101,7 @@
       if (now + n.px > 0.6 * height) return; // never squeeze the plot away
       var update = {};
       update["margin." + n.side] = now + n.px;
-      window.Plotly.relayout(gd, update);
+      adjust(gd, update);
     });
   }
   window.headdivChartsFit = function () {

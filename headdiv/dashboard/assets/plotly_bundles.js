@@ -185,6 +185,25 @@
     together = true;
     try { fn(); } finally { together = false; }
   };
+  // The page's own adjustments of a chart's layout (large fonts, room for a legend: assets/large_fonts.js,
+  // assets/fit_charts.js) are made on the chart's layout and drawn with react, not relayout: dcc.Graph copies
+  // a relayout's keys from the chart into its figure when the event comes, so an event that came after the
+  // next state's figure was handed over wrote the old figure's title into the new one (and every relayout
+  // cost a second drawing, Dash's, of the figure it had written). An adjustment is measured on what the
+  // chart shows: while a drawing of the chart still waits, it is dropped (the next one is measured anew).
+  facade.adjust = function (gd, update) {
+    var layout = gd && gd.layout;
+    if (!layout || pending.get(gd)) return Promise.resolve(gd);
+    Object.keys(update).forEach(function (path) {
+      var keys = path.split("."), at = layout;
+      keys.slice(0, -1).forEach(function (k) {
+        if (!at[k] || typeof at[k] !== "object") at[k] = {};
+        at = at[k];
+      });
+      at[keys[keys.length - 1]] = update[path];
+    });
+    return facade.react(gd, gd.data, layout);
+  };
   // anything else (Plotly.version, a console session) is read from the 2-D bundle once it is there
   facade = new Proxy(facade, {
     get: function (target, key) { return key in target ? target[key] : (ready.small || {})[key]; },
