@@ -105,6 +105,7 @@ def test_training_tab_trains_draws_and_plays_in_chromium(page: Any, server_url: 
     wait_text(page, "#tr-verdict", r"^Over 12 steps the HDI")
     wait_idle(page, "tr")
     wait_chart(page, "tr-curves", "data.length == 2 && data[1].y.length == 5")
+    wait_chart(page, "tr-mse")  # each chart's first data is drawn in a task of its own
     assert [t["name"] for t in chart_data(page, "tr-mse")] == ["MSE", "Bias²", "Variance", "Covariance"]
     wait_chart(page, "tr-overlap", "data[0].z.length == 4")
     # the slider shows the last recorded step; ▶ plays the steps from the first
