@@ -1,14 +1,10 @@
 // Charts make room for their legends. A horizontal legend wraps onto more rows when a chart is narrow or
 // its fonts are large (projectors), and would then run over the title above it (or the axis title below
-// it). After each draw, this widens the margin on the legend's side by the overlap, once per change, so
-// no text is drawn over other text at any width. `window.headdivChartsFit()` says whether every chart
+// it). After each draw, this widens the margin on the legend's side by the overlap (`Plotly.adjust`,
+// assets/plotly_bundles.js), once per change, so no text is drawn over other text at any width. `window.headdivChartsFit()` says whether every chart
 // currently fits (the browser tests wait for it before measuring).
 (function () {
   var GAP = 4;
-  function adjust(gd, update) { // through the page's plotly.js facade (assets/plotly_bundles.js): no relayout
-    var P = window.Plotly;
-    return (P.adjust || P.relayout)(gd, update);
-  }
   function box(el) {
     var r = el.getBoundingClientRect();
     return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, w: r.width, h: r.height};
@@ -80,17 +76,17 @@
     document.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
       var size = smallerTitle(gd);
       if (size) {
-        adjust(gd, {"title.font.size": size});
+        window.Plotly.adjust(gd, {"title.font.size": size});
         return;
       }
       var wrapped = longTitle(gd);
       if (wrapped) {
-        adjust(gd, {"title.text": wrapped});
+        window.Plotly.adjust(gd, {"title.text": wrapped});
         return;
       }
       var y = titleAbove(gd);
       if (y !== null) {
-        adjust(gd, {"title.y": y});
+        window.Plotly.adjust(gd, {"title.y": y});
         return;
       }
       var n = need(gd);
@@ -101,7 +97,7 @@
       if (now + n.px > 0.6 * height) return; // never squeeze the plot away
       var update = {};
       update["margin." + n.side] = now + n.px;
-      adjust(gd, update);
+      window.Plotly.adjust(gd, update);
     });
   }
   window.headdivChartsFit = function () {
