@@ -3,6 +3,9 @@ page as the server starts is answered first; a server never quiet still compiles
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from typing import Any
 
 import pytest
@@ -84,8 +87,6 @@ def test_compilation_pauses_before_each_kernel(monkeypatch: Any) -> None:
 
 def test_overlapping_compilations_restore_the_interpreters_switch_interval_once_both_end() -> None:
     """Several apps in one process (tests) compile at once: the quick hand-over ends with the last of them."""
-    import sys
-
     from headdiv.server.start_up import SWITCH_WHILE_COMPILING_S, quick_handover
 
     before = sys.getswitchinterval()
@@ -96,3 +97,28 @@ def test_overlapping_compilations_restore_the_interpreters_switch_interval_once_
     assert sys.getswitchinterval() == pytest.approx(SWITCH_WHILE_COMPILING_S)  # the first still compiles
     first.__exit__(None, None, None)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own nice value is Linux's")
+def test_the_compilation_runs_at_a_low_priority_and_leaves_the_callers_as_it_was() -> None:
+    """The browser that shares the cores (a student who opens the page as the server starts) comes first;
+    the thread that asked, and so people's jobs, keep their priority."""
+    from headdiv.server.start_up import COMPILE_NICE, at_low_priority
+
+    def own_nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = own_nice()
+    assert at_low_priority(own_nice) == max(COMPILE_NICE, before)
+    assert own_nice() == before
+
+
+def test_a_failed_compilation_reaches_the_start_up_thread() -> None:
+    """The start-up falls back to the eager path on a failure: the error must come out of the thread."""
+    from headdiv.server.start_up import at_low_priority
+
+    def fails() -> None:
+        raise RuntimeError("no compiler")
+
+    with pytest.raises(RuntimeError, match="no compiler"):
+        at_low_priority(fails)
