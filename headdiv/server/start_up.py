@@ -58,7 +58,7 @@ COMPILE_NICE = 10
 """The compilation's nice value: on a machine whose cores the browser shares (a lecturer's laptop, a student
 opening the page as the server starts), the tracing gets about a tenth of a core that a program at normal
 priority also wants (the kernel's weights 110 against 1024), so the browser goes first; not the lowest (19:
-1.5%), with which a machine kept busy held the compilation back for minutes (the eager path is 3x slower)."""
+1.5%), with which a machine kept busy by other work would leave people on the 3x slower eager path for long."""
 
 T = TypeVar("T")
 
