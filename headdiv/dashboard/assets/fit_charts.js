@@ -1,8 +1,9 @@
 // Charts make room for their legends. A horizontal legend wraps onto more rows when a chart is narrow or
 // its fonts are large (projectors), and would then run over the title above it (or the axis title below
 // it). After each draw, this widens the margin on the legend's side by the overlap (`Plotly.adjust`,
-// assets/plotly_bundles.js), once per change, so no text is drawn over other text at any width. `window.headdivChartsFit()` says whether every chart
-// currently fits (the browser tests wait for it before measuring).
+// assets/plotly_bundles.js), once per change, so no text is drawn over other text at any width.
+// `window.headdivChartsFit()` says whether every chart currently fits (the browser tests wait for it
+// before measuring).
 (function () {
   var GAP = 4;
   function box(el) {

@@ -1,6 +1,7 @@
 // Large fonts for projectors: while the page root has the class "large" (URL large=1, or the header
 // checkbox), every Plotly chart's fonts are enlarged through Plotly itself (`Plotly.adjust` of the page's
-// facade, assets/plotly_bundles.js), so labels are re-laid out rather than scaled by CSS over each other. Charts redrawn by Dash are caught on the next tick.
+// facade, assets/plotly_bundles.js), so labels are re-laid out rather than scaled by CSS over each other.
+// Charts redrawn by Dash are caught on the next tick.
 (function () {
   var LARGE = 17;
   function apply() {
