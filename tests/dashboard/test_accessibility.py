@@ -239,6 +239,34 @@ def test_a_screen_reader_hears_each_slider_by_its_name_with_its_value_and_unit(p
         assert theta.get_attribute("aria-valuetext") == f"{want} degrees"
 
 
+AT_REST = """
+(frames) => new Promise((done) => {
+  let changed = 0, quiet = 0, seen = 0;
+  const watch = new MutationObserver((records) => { changed += records.length; });
+  watch.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  const frame = () => {
+    seen += 1;
+    quiet = changed ? 0 : quiet + 1;
+    changed = 0;
+    if (quiet >= frames || seen >= 20 * frames) { watch.disconnect(); done(quiet >= frames); } else requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})
+"""
+"""Whether the page comes to rest: `frames` animation frames in a row in which nothing in the document changed,
+within twenty times that many."""
+
+
+def test_a_page_at_rest_changes_nothing_frame_after_frame(page: Any, server_url: str) -> None:
+    """Once its charts are drawn and nobody moves, the page's own scripts leave the document alone. A script that
+    writes a value its own observer hears (a dropdown's focus target given the tabindex it has) queues itself
+    again, every frame, for as long as the tab is open: a phone's battery, a lecture hall's laptops."""
+    page.goto(f"{server_url}/?tab=ensemble&{LIGHT}")
+    wait_view_drawn(page, "ensemble")
+    assert page.locator(".dash-dropdown-focus-target").count() > 0, "the page has the dropdowns this is about"
+    assert page.evaluate(AT_REST, 30), "the document kept changing, frame after frame, with nobody using the page"
+
+
 QUIET_MS = 1200
 """How long the page rests before it speaks (assets/a11y.js)."""
 

@@ -236,6 +236,53 @@ def test_a_key_press_changes_every_chart_of_the_view_in_the_same_frame(page: Any
     assert page.evaluate("(s) => document.querySelectorAll(s).length", CHARTS) >= 4
 
 
+COUNT_DRAWS = """
+(s) => {
+  window.__drawn = {}; window.__byGraph = {};
+  const name = (gd) => JSON.parse(gd.closest("[id*='\\"name\\"']").id).name;
+  document.querySelectorAll(s).forEach((gd) => gd.on('plotly_afterplot', () => {
+    window.__drawn[name(gd)] = (window.__drawn[name(gd)] || 0) + 1;
+  }));
+  const react = window.Plotly.react;
+  window.Plotly.react = function (gd, a) {
+    const out = react.apply(this, arguments);
+    // dcc.Graph draws with (gd, {data, layout, config}); its call is counted once plotly.js is done with it
+    if (gd instanceof Element && a && !Array.isArray(a)) {
+      Promise.resolve(out).then(() => { window.__byGraph[name(gd)] = (window.__byGraph[name(gd)] || 0) + 1; });
+    }
+    return out;
+  };
+}
+"""
+"""Per chart of the view: how often it was drawn (`__drawn`), and how often the view's own drawing (dcc.Graph)
+handed it a figure (`__byGraph`), from now on."""
+
+
+@pytest.mark.parametrize("key", ["ArrowLeft", "End"])
+def test_a_key_press_draws_each_chart_once(page: Any, server_url: str, key: str) -> None:
+    """The live path draws the new state's charts; the view's own drawing, which follows the URL, then hands
+    each chart the same figure (from the tab's memory, or the live request it waited for rather than asking
+    again): nothing is drawn a second time. A value one step away was asked for ahead (ArrowLeft); one at
+    the end of the track (End) was not, and is fetched while the view's own drawing waits."""
+    _opened(page, server_url, "theta=60")
+    wait_view_drawn(page, "ensemble")
+    page.wait_for_function("() => window.headdivLive.settled()", timeout=30_000)
+    page.focus(".ctl-theta [role=slider]")
+    page.wait_for_function("() => window.headdivLive.settled()", timeout=30_000)
+    page.evaluate(COUNT_DRAWS, CHARTS)
+    page.keyboard.press(key)
+    want = "59" if key == "ArrowLeft" else "90"
+    page.wait_for_function("(v) => new URLSearchParams(location.search).get('theta') === v", arg=want)
+    names = page.evaluate("(s) => [...document.querySelectorAll(s)].length", CHARTS)
+    assert names == 5
+    # every chart handed its figure by the view's own drawing, the live path's answer drawn (the trail)
+    page.wait_for_function("() => Object.keys(window.__byGraph).length === 5", timeout=30_000)
+    trail = page.evaluate("() => window.headdivLive.trail")
+    assert _theta(trail[-1]) == int(want), trail
+    drawn = page.evaluate("() => window.__drawn")
+    assert drawn == dict.fromkeys(drawn, 1) and len(drawn) == 5, drawn
+
+
 def test_a_burst_of_key_presses_is_one_history_entry(page: Any, server_url: str) -> None:
     """A held arrow key (presses in quick succession) moves the thumb as far as it was held and writes one
     history entry: Back returns to the value before the burst, as after a drag."""

@@ -63,9 +63,11 @@
   // itself takes Tab, and is named by the control's label and then its value.
   function dropdown(button) {
     var dummy = button.previousElementSibling;
+    // only what differs is written: each write is a mutation this script's observer hears, and writing the
+    // same value again re-queued the dropdown for the next frame, every frame, for as long as the page was open
     if (dummy && dummy.classList.contains("dash-dropdown-focus-target")) {
-      dummy.tabIndex = -1;
-      dummy.setAttribute("disabled", "");
+      if (dummy.tabIndex !== -1) dummy.tabIndex = -1;
+      if (!dummy.hasAttribute("disabled")) dummy.setAttribute("disabled", "");
     }
     if (!button.disabled && button.tabIndex !== 0) button.tabIndex = 0;
     var ctl = button.closest(".control");

@@ -34,7 +34,8 @@
   var drawnAt = 0, asked = 0; // order of the answer drawn last, of the last request
   var ahead = []; // {query, tries, at}: neighbours still to ask for ahead (`at`: the movement they follow)
   var aheadTimer = null;
-  var stats = {requests: 0, ahead: 0, remembered: 0, drawn: 0, refused: 0, stale: 0, trail: []}; // trail: the queries drawn, oldest first
+  // trail: the queries drawn, oldest first; shared: answers the views' own drawing took from a movement's request
+  var stats = {requests: 0, ahead: 0, remembered: 0, drawn: 0, refused: 0, stale: 0, shared: 0, trail: []};
   window.headdivLive = stats;
   var latest = location.search.replace(/^\?/, ""); // the newest state asked for (a query)
   var passed = new Map(); // key -> 1: the positions the hand asked for since the URL last caught up with it
@@ -84,10 +85,17 @@
   // A state asked for while its answer is on the way shares that request.
   stats.query = function (values) { return withValues(location.search, values); };
   var asking = new Map(); // key -> the promise of an answer on the way
+  // The movement's request on the way ({key, answer: the promise of its answer, null if it brings none}): the
+  // view's own drawing of that state waits for it rather than asking again, and gets the very objects drawn
+  var moving = null;
   stats.answer = function (values) {
     var query = stats.query(values), k = key(query);
     var known = recall(query);
     if (known) return Promise.resolve(known);
+    if (moving && moving.key === k) {
+      stats.shared += 1;
+      return moving.answer.then(function (answer) { return answer || stats.answer(values); });
+    }
     if (asking.has(k)) return asking.get(k);
     var tries = 0;
     function ask() {
@@ -276,10 +284,17 @@
       next();
     }
     stats.requests += 1;
+    var settle, flight = {key: key(job.query), answer: new Promise(function (ok) { settle = ok; })};
+    moving = flight;
+    function landed(answer) { // the answer, or null: to the view's drawing that waits for it
+      if (moving === flight) moving = null;
+      settle(answer);
+    }
     fetch(conf.url + "?" + job.query, {credentials: "same-origin", headers: {"x-headdiv-move": "1"}})
       .then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) {
           remember(job.query, answer);
+          landed(answer);
           if (waiting) release();
           land(job.query, order, answer, job.box);
         });
@@ -290,7 +305,10 @@
         // 202 (still computing) or 204 (nothing to draw live): the release's own drawing follows
       })
       .catch(function () {})
-      .then(release);
+      .then(function () {
+        landed(null);
+        release();
+      });
   }
   function moved(box, v) {
     var query = queryWith(box, v);
