@@ -14,6 +14,10 @@ TORCH ?= torch==2.13.0
 TORCH_PIP_ARGS ?=
 PIP := $(BIN)/python -m pip
 PYTEST_ARGS ?=
+# The suite runs in two processes (pytest-xdist), each with its own server and browser: in one, a test spends
+# most of its time waiting on a server, a browser or a worker (the run kept the 2 cores 32% busy), so two
+# share the cores. Each file stays in one process, its module fixtures made once. PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= 2
 BENCH_SCRIPTS ?= $(sort $(wildcard bench/*.py))
 
 .PHONY: run test lint format typecheck bench docs screenshots clean help
@@ -59,7 +63,7 @@ lint: $(VENV)/.test-stamp
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 format: $(VENV)/.test-stamp
 	$(BIN)/ruff check --fix .
