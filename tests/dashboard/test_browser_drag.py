@@ -4,6 +4,8 @@ value with one new history entry, and an answer for an older position is never d
 
 from __future__ import annotations
 
+import contextlib
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -29,6 +31,14 @@ def _theta(query: str) -> int:
 def _opened(page: Any, server_url: str, query: str) -> None:
     page.goto(f"{server_url}/?tab=ensemble&{query}&{SMALL}")
     page.wait_for_function(VIEW_DRAWN, arg="ensemble")
+
+
+def _until(page: Any, condition: Any, timeout_s: float = 30.0) -> None:
+    """Let the page run until `condition()` (a Python-side fact, such as how many requests were held)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        page.wait_for_timeout(50)
 
 
 def _hold_and_drag(page: Any, control: str, share: float, moves: int, pause_ms: int) -> None:
@@ -82,6 +92,9 @@ def test_an_answer_for_an_older_position_is_never_drawn_after_a_newer_one(page: 
     held: list[Any] = []
 
     def hold_first(route: Any) -> None:
+        if route.request.headers.get("x-headdiv-ahead"):  # nothing asked ahead: each press is a request
+            route.abort()
+            return
         if "theta=69" in route.request.url and not held:  # the first key press's answer: held back
             held.append(route)
             return
@@ -103,6 +116,30 @@ def test_an_answer_for_an_older_position_is_never_drawn_after_a_newer_one(page: 
     trail = page.evaluate("() => window.headdivLive.trail")
     assert held and not any("theta=69" in q for q in trail), trail  # 69 arrived after 68 was asked: not drawn
     page.wait_for_function("() => location.search.includes('theta=68')")
+
+
+def test_a_key_press_does_not_wait_behind_a_value_asked_for_ahead(page: Any, server_url: str) -> None:
+    """The neighbours asked for ahead are computed at the lowest priority: a press while one is on the way
+    is asked for and drawn at once, not after it."""
+    _opened(page, server_url, "theta=30")
+    held: list[Any] = []
+
+    def hold_ahead(route: Any) -> None:
+        if route.request.headers.get("x-headdiv-ahead"):  # never answered while the test runs
+            held.append(route)
+            return
+        route.continue_()
+
+    page.route("**/_live?*", hold_ahead)
+    page.focus(".ctl-theta [role=slider]")  # a focused slider asks for its neighbours ahead
+    _until(page, lambda: bool(held))
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.headdivLive.trail.some((q) => q.includes('theta=31'))", timeout=30_000)
+    assert page.evaluate("() => window.headdivLive.requests") == 1
+    page.unroute("**/_live?*")
+    for route in held:  # dropped by the page already: nothing left to answer
+        with contextlib.suppress(Exception):
+            route.continue_()
 
 
 def test_a_refused_value_keeps_the_charts_and_says_why_beside_the_slider(page: Any, server_url: str) -> None:

@@ -5,14 +5,13 @@ or by the views' own drawing; once the hand stops the charts and the header show
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 import pytest
 
 from tests.dashboard.conftest import value_point
 from tests.dashboard.test_browser import wait_text
-from tests.dashboard.test_browser_drag import SLICE, _opened
+from tests.dashboard.test_browser_drag import SLICE, _opened, _until
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
 
@@ -37,7 +36,9 @@ class Held:
         page.route("**/_live?*", self._route)
 
     def _route(self, r: Any) -> None:
-        if self.holding and re.search(self.needle, r.request.url):
+        if r.request.headers.get("x-headdiv-ahead"):  # nothing asked ahead: each position is its own request
+            r.abort()
+        elif self.holding and re.search(self.needle, r.request.url):
             self.routes.append(r)
         else:
             r.continue_()
@@ -46,14 +47,6 @@ class Held:
         self.holding = False
         for r in self.routes:
             r.continue_()
-
-
-def _until(page: Any, condition: Any, timeout_s: float = 30.0) -> None:
-    """Let the page run until `condition()` (a Python-side fact, such as how many requests were held)."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        page.wait_for_timeout(50)
 
 
 def test_answers_held_back_past_a_preset_are_never_drawn(page: Any, server_url: str) -> None:

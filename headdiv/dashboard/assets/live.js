@@ -19,8 +19,9 @@
 //
 // Anticipation: once a value is drawn (or a slider is focused or hovered), the values one step either side
 // are asked for ahead (`x-headdiv-ahead: 1`: computed at the lowest priority, small jobs only), one at a
-// time and only while no movement waits, and kept in the tab's memory: the next key press is then drawn
-// without computing. Moving elsewhere drops what was still to be asked ahead.
+// time and only while no movement waits (a movement drops the one on the way), and kept in the tab's
+// memory: the next key press is then drawn without computing. Moving elsewhere drops what was still to be
+// asked ahead.
 (function () {
   var meta = document.querySelector('meta[name="headdiv-live"]');
   if (!meta || !window.fetch) return;
@@ -244,17 +245,24 @@
       next();
     }, 150);
   }
+  // The request asked ahead, while it is on the way: a movement does not wait behind it (it is dropped, and
+  // the server stops a job computed ahead once no one asks for it)
+  var aheadFlight = null;
   function askAhead(job) {
     busy = job.query;
     stats.ahead += 1;
-    var again = false;
-    fetch(conf.url + "?" + job.query, {credentials: "same-origin", headers: {"x-headdiv-ahead": "1"}, priority: "low"})
+    var again = false, ctl = window.AbortController ? new AbortController() : null;
+    aheadFlight = ctl;
+    fetch(conf.url + "?" + job.query, {
+      credentials: "same-origin", headers: {"x-headdiv-ahead": "1"}, priority: "low", signal: ctl && ctl.signal,
+    })
       .then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) { remember(job.query, answer); });
         again = resp.status === 202 && job.tries < 10; // still computing at the lowest priority: ask again soon
       })
       .catch(function () {})
       .then(function () {
+        if (aheadFlight === ctl) aheadFlight = null;
         busy = null;
         if (again) {
           job.tries += 1;
@@ -329,6 +337,7 @@
       return;
     }
     waiting = {query: query, box: box};
+    if (aheadFlight) aheadFlight.abort(); // its end asks for this position
     next();
   }
   // A burst of arrow-key presses on a slider (a held key, or quick taps) is one movement, as a drag is: the
