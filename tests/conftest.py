@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import shutil
 import tempfile
@@ -27,6 +28,25 @@ if os.environ.get("CI"):
 # not the user's ~/.cache: a run never finds work an earlier one left (servers the tests start inherit it).
 os.environ["HEADDIV_CACHE_DIR"] = tempfile.mkdtemp(prefix="headdiv-kept-")
 atexit.register(shutil.rmtree, os.environ["HEADDIV_CACHE_DIR"], True)
+
+
+class _LoggerRegistry(dict[str, Any]):
+    """`logging`'s registry of loggers, read as a snapshot under logging's own lock. pytest (9.x) walks it at
+    the start of every test phase, unlocked, to attach its handlers to non-propagating loggers, while a
+    server the tests started may be compiling the engine in a thread of its own, and torch.compile creates
+    loggers as it goes: the walk then fails a test that did nothing wrong ("dictionary changed size during
+    iteration"). Loggers are created under that lock, so a snapshot taken under it is whole."""
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        with logging._lock:  # type: ignore[attr-defined]
+            return list(super().values())
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        with logging._lock:  # type: ignore[attr-defined]
+            return list(super().items())
+
+
+logging.Logger.manager.loggerDict = _LoggerRegistry(logging.Logger.manager.loggerDict)
 
 REQUIRE_SERVICES = os.environ.get("HEADDIV_REQUIRE_SERVICES") == "1"
 DEFAULT_TEST_REDIS_URL = "redis://127.0.0.1:6379/15"

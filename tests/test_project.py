@@ -197,3 +197,28 @@ def test_only_make_screenshots_writes_the_readme_images() -> None:
     for path in (ROOT / "tests").rglob("*.py"):
         if path.resolve() != Path(__file__).resolve():
             assert '"docs" / "img"' not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_logger_registry_is_read_whole_while_a_thread_creates_loggers() -> None:
+    """pytest reads the registry of loggers at every test phase while servers the tests started may be
+    creating loggers in their own threads (torch.compile does): tests/conftest.py makes each read a
+    snapshot, which a thread creating loggers all the while never breaks."""
+    import logging
+    import threading
+
+    done = threading.Event()
+
+    def create() -> None:
+        for i in range(20_000):
+            logging.getLogger(f"headdiv.tests.registry.{i}")
+        done.set()
+
+    creator = threading.Thread(target=create)
+    creator.start()
+    reads = 0
+    while not done.is_set() or reads == 0:
+        for _ in logging.Logger.manager.loggerDict.values():
+            pass
+        reads += 1
+    creator.join()
+    assert reads >= 1 and "headdiv.tests.registry.19999" in logging.Logger.manager.loggerDict
