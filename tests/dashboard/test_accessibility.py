@@ -222,6 +222,98 @@ def test_the_lab_by_keyboard_skip_link_sliders_and_a_tour_step_with_its_question
     wait_step(page, tour.steps[asks].title)
 
 
+TAB_STATE = """() => [...document.querySelectorAll('#tabs [role=tab]')].map((t) => ({
+  text: t.innerText.trim(), selected: t.getAttribute('aria-selected'), stop: t.tabIndex,
+  focused: t === document.activeElement }))"""
+
+
+def test_the_views_are_a_tablist_that_tab_reaches_and_arrows_move_through(page: Any, server_url: str) -> None:
+    """Tab reaches the selected view's tab (one tab stop for the list); arrows, Home and End move the focus
+    among the tabs (wrapping round), Enter opens the focused one and the tab stop goes with it."""
+    labels = [v.label for v in VIEWS]
+    page.goto(f"{server_url}/?{LIGHT}")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#tabs[role=tablist] > [role=tab]').length === n", arg=len(labels)
+    )
+    tabs = page.evaluate(TAB_STATE)
+    assert [t["text"] for t in tabs] == labels
+    assert [t["selected"] for t in tabs] == ["true"] + ["false"] * (len(labels) - 1)
+    assert [t["stop"] for t in tabs] == [0] + [-1] * (len(labels) - 1)
+    panel = page.evaluate(
+        "() => { const p = document.querySelector('[role=tabpanel]'); const t = document.querySelector('[role=tab][aria-selected=true]');"
+        " return {by: p.getAttribute('aria-labelledby'), tab: t.id, controls: t.getAttribute('aria-controls'), id: p.id}; }"
+    )
+    assert panel["by"] == panel["tab"] and panel["controls"] == panel["id"]
+    for _ in range(200):  # from the top of the page, by Tab alone
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.getAttribute('role')") == "tab":
+            break
+    focused = [t for t in page.evaluate(TAB_STATE) if t["focused"]]
+    assert [t["text"] for t in focused] == [labels[0]], "Tab never reached the selected view's tab"
+
+    def focused_label() -> str:
+        return str(next(t["text"] for t in page.evaluate(TAB_STATE) if t["focused"]))
+
+    page.keyboard.press("ArrowRight")
+    assert focused_label() == labels[1]
+    page.keyboard.press("End")
+    assert focused_label() == labels[-1]
+    page.keyboard.press("ArrowRight")
+    assert focused_label() == labels[0]
+    page.keyboard.press("ArrowLeft")
+    assert focused_label() == labels[-1]
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(TAB_STATE)[0]["selected"] == "true"  # moving is not opening
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(label) => { const t = document.querySelector('#tabs [role=tab][aria-selected=true]');"
+        " return !!t && t.innerText.trim() === label && t.tabIndex === 0; }",
+        arg=labels[1],
+    )
+    page.wait_for_function("(id) => location.search.includes('tab=' + id)", arg=VIEWS[1].id)
+    assert [t["stop"] for t in page.evaluate(TAB_STATE)].count(0) == 1
+
+
+def test_a_prediction_s_answer_is_nowhere_on_the_page_until_it_is_chosen(page: Any, server_url: str) -> None:
+    """On a question step the charts are concealed, and so is everything that reads their numbers out: the
+    data tables, the descriptions, the notes, the downloads (by sight, by keyboard, by screen reader)."""
+    tour = TOURS[TOUR]
+    asks = next(k for k, step in enumerate(tour.steps, start=1) if step.question is not None)
+    step = tour.steps[asks - 1]
+    assert step.question is not None
+    page.goto(f"{server_url}/?tour={TOUR}&step={asks}&{LIGHT}")
+    wait_step(page, step.title)
+    # the charts are drawn (hidden) before the answer: their numbers exist on the page, and must stay unreadable
+    page.wait_for_function(
+        f"() => {{ const g = {SHOWN_PLOTS}(document); return g.length > 0 && g.every((e) => {HOLDS_DATA}(e)"
+        " && e.getAttribute('aria-describedby')); }"
+    )
+    leaks = page.evaluate(
+        """() => [...document.querySelectorAll('.main .chart-text, .main .chart-data summary, .main .notes li,'
+             + ' .main .part-export a, .main .part-export button')]
+             .filter((e) => e.getClientRects().length > 0).map((e) => e.className + ': ' + e.textContent.slice(0, 80))"""
+    )
+    assert leaks == []
+    spoken = page.locator("main").aria_snapshot()
+    assert "Data table" not in spoken, spoken
+    described = page.evaluate(
+        "() => [...document.querySelectorAll('.main .chart-summary')].map((p) => p.textContent).filter((t) => t.length > 20)"
+    )
+    assert described, "the descriptions exist (and so the check above means something)"
+    assert not any(text[:40] in spoken for text in described)
+    for _ in range(120):
+        page.keyboard.press("Tab")
+        now = page.evaluate(FOCUSED)
+        assert "chart-data" not in now["cls"] and not now["text"].startswith("Data table"), now
+        if now["question"]:
+            break
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#tour-reveal .tour-answer")
+    page.locator(".main .chart-data summary").first.wait_for(state="visible")
+    assert "Data table" in page.locator("main").aria_snapshot()
+
+
 def test_a_screen_reader_hears_each_slider_by_its_name_with_its_value_and_unit(page: Any, server_url: str) -> None:
     page.goto(f"{server_url}/?tab=ensemble&theta=45&n=256&{LIGHT}")
     wait_view_drawn(page, "ensemble")

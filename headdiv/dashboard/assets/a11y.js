@@ -78,12 +78,59 @@
       if (by.split(" ").indexOf(label.id) < 0) button.setAttribute("aria-labelledby", (label.id + " " + by).trim());
     }
   }
+  // dcc.Tabs draws its tabs as plain divs: no role, no tab stop, no keys. They become a WAI-ARIA tablist
+  // with a roving tab stop (Tab reaches the selected tab, then the view under it); arrows, Home and End move
+  // among the tabs and Enter or Space opens one. Manual activation, as the ARIA practices advise where a
+  // panel takes a moment to draw: passing over a view on the way to another does not compute its charts.
+  function tabs(list) {
+    set(list, "role", "tablist");
+    set(list, "aria-label", "Views");
+    var panel = list.parentElement && list.parentElement.querySelector(":scope > .tab-content");
+    if (panel) {
+      if (!panel.id) panel.id = "tab-panel";
+      set(panel, "role", "tabpanel");
+    }
+    list.querySelectorAll(":scope > .tab").forEach(function (tab, i) {
+      var selected = tab.classList.contains("tab--selected");
+      if (!tab.id) tab.id = "view-tab-" + i;
+      set(tab, "role", "tab");
+      set(tab, "aria-selected", selected ? "true" : "false");
+      // the attribute, not the property: a div without one reads tabIndex -1 and still takes no focus
+      set(tab, "tabindex", selected ? "0" : "-1");
+      if (panel) set(tab, "aria-controls", panel.id);
+      if (selected && panel) set(panel, "aria-labelledby", tab.id);
+    });
+    if (list.__a11yTabs) return;
+    list.__a11yTabs = true;
+    // the selected tab changes by its class alone (React's render): heard here, not by the page's observer
+    new MutationObserver(function () { tabs(list); })
+      .observe(list, {subtree: true, childList: true, attributes: true, attributeFilter: ["class"]});
+    list.addEventListener("keydown", function (e) {
+      var tab = e.target.closest && e.target.closest("[role=tab]");
+      if (!tab || e.altKey || e.ctrlKey || e.metaKey) return;
+      var all = Array.prototype.slice.call(list.querySelectorAll(":scope > [role=tab]"));
+      var i = all.indexOf(tab), to = null;
+      if (e.key === "ArrowRight" || e.key === "ArrowDown") to = all[(i + 1) % all.length];
+      else if (e.key === "ArrowLeft" || e.key === "ArrowUp") to = all[(i - 1 + all.length) % all.length];
+      else if (e.key === "Home") to = all[0];
+      else if (e.key === "End") to = all[all.length - 1];
+      else if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        tab.click();
+        return;
+      }
+      if (!to) return;
+      e.preventDefault();
+      to.focus();
+    });
+  }
   // each element of `root`'s subtree matching `selector`, `root` itself included
   function each(root, selector, fn) {
     if (root.matches && root.matches(selector)) fn(root);
     root.querySelectorAll(selector).forEach(fn);
   }
   function all(root) {
+    each(root, ".tab-container", tabs);
     each(root, "[role=slider]", slider);
     each(root, ".dash-options-list[role=listbox]", choices);
     each(root, "button.dash-dropdown", dropdown);
