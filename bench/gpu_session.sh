@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One lease of a GPU machine, prepared here and run there in one call (device time is scarce):
-#   1. bench/bench_gpu.py alone (its timings are the README's "On a GPU" table)
+#   1. bench/bench_gpu.py alone (its timings are docs/performance.md's "On a GPU" table)
 #   2. the engine's tests on CUDA (HEADDIV_TEST_DEVICE=cuda: a missing GPU fails them) beside
 #      bench/gpu_scaled.py (redis-server, `headdiv serve`, a `headdiv worker` on the GPU, a worker
 #      killed mid-surface and restarted)

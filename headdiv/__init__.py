@@ -41,6 +41,7 @@ _FROM = {
             "Lab",
             "InvalidRequest",
             "JobFailed",
+            "ServerUnreachable",
         ),
         "headdiv.lab",
     ),
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors (loaded l
     from headdiv.lab import InvalidRequest as InvalidRequest
     from headdiv.lab import JobFailed as JobFailed
     from headdiv.lab import Lab as Lab
+    from headdiv.lab import ServerUnreachable as ServerUnreachable
     from headdiv.lab import architecture as architecture
     from headdiv.lab import compare_heads as compare_heads
     from headdiv.lab import connect as connect

@@ -1,7 +1,7 @@
 """bench/load.py works: it starts both set-ups itself, drives them, and reports without errors.
 
-Only that it runs and that no request failed is asserted: its latencies are measured figures for the
-README, not something a unit test on a shared machine can hold to a number.
+Only that it runs and that no request failed is asserted: its latencies are measured figures for
+docs/performance.md, not something a unit test on a shared machine can hold to a number.
 """
 
 from __future__ import annotations

@@ -240,7 +240,7 @@ def test_the_readme_commands_run_on_the_plain_install(plain_env: dict[str, str],
 
 
 def test_a_model_missing_from_the_cache_is_one_line(plain_env: dict[str, str], tmp_path: Path) -> None:
-    """The README's `headdiv heads Qwen/Qwen2.5-0.5B` where the cache lacks it: status 2 and one line."""
+    """docs/labs.md's `headdiv heads Qwen/Qwen2.5-0.5B` where the cache lacks it: status 2 and one line."""
     result = _run("headdiv heads Qwen/Qwen2.5-0.5B", plain_env, tmp_path)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr

@@ -146,14 +146,19 @@ def test_ctrl_c_during_a_remote_job_cancels_it_on_the_server(server: str, monkey
     assert seen and status == "canceled"
 
 
-def test_show_opens_the_dashboard_at_the_result_outside_a_notebook(capsys: pytest.CaptureFixture[str]) -> None:
-    """Outside a notebook `show` prints the link; with no server connected it starts this process's own, and
-    the link serves the dashboard's page."""
+def test_show_opens_the_dashboard_at_the_result_outside_a_notebook(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a Python prompt `show` prints the link; with no server connected it starts this process's own, and
+    the link serves the dashboard's page (a script gets a file instead: tests/test_python_api_doors.py)."""
     import httpx
 
+    from headdiv.lab import show as show_module
+
+    monkeypatch.setattr(show_module, "_where", lambda: "prompt")
     r = headdiv.simulate(theta=20, **SMALL)
     link = headdiv.show(r)
-    assert capsys.readouterr().out.strip() == link and "theta=20" in link
+    assert capsys.readouterr().out.splitlines()[0] == link and "theta=20" in link
     page = httpx.get(link, timeout=60)
     assert page.status_code == 200 and 'id="_dash-config"' in page.text
     assert headdiv.show("tab=diversity", base="http://lab.example") == "http://lab.example/?tab=diversity"

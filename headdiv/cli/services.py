@@ -104,7 +104,7 @@ def worker_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = get_worker_settings()
     # A worker often shares its machine with the API and Redis, and its jobs are batch work while the
     # API answers people: a lower priority lets every cache hit and poll take a core at once (see the
-    # README's load test), and costs a job nothing when the machine is otherwise idle. Threads inherit
+    # load test in docs/performance.md), and costs a job nothing when the machine is otherwise idle. Threads inherit
     # it, so it is set before torch starts its pools.
     nice = settings.worker_nice if args.nice is None else args.nice
     if nice:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from dash import ClientsideFunction, State
 
-from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.state import SCENARIO_KEYS, PageState, UrlRegistry
 from headdiv.dashboard.tours import PAGE_KEYS
 
@@ -45,6 +45,20 @@ def preset_keys(registry: UrlRegistry) -> list[str]:
     return sorted(set(SCENARIO_KEYS) | {p.name for p in registry if p.name not in NAV_KEYS})
 
 
+def sets_only_defaults(registry: UrlRegistry, preset: Preset) -> bool:
+    """Whether `preset` sets nothing but its view's defaults: its state is then what opening that view shows,
+    so matching it says nothing about a choice; its story waits for its button (`presetStory`)."""
+    target, defaults = registry.parse(preset.query).values, registry.defaults()
+    return all(same_value(target.get(k), defaults.get(k)) for k in preset_keys(registry))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Two values of a page state, a list and a tuple alike (a store holds lists, a parsed link tuples)."""
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return list(a or []) == list(b or [])
+    return bool(a == b)
+
+
 def client_config(registry: UrlRegistry, views: list[View]) -> dict[str, Any]:
     keys = preset_keys(registry)
     watched = ["tour", "step", *PAGE_KEYS]
@@ -60,6 +74,7 @@ def client_config(registry: UrlRegistry, views: list[View]) -> dict[str, Any]:
                 p.id: {k: PageState(registry.parse(p.query).values).to_data().get(k) for k in keys} for p in PRESETS
             },
             "views": {p.id: p.tab for p in PRESETS},
+            "plain": {p.id: sets_only_defaults(registry, p) for p in PRESETS},
             "stories": {p.id: [p.name, p.story] for p in PRESETS},
             "hiding": list(HIDING_PRESETS),
         },

@@ -53,10 +53,11 @@ def explanation(name: str) -> Component:
     """The Markdown beside a view (formulas in MathJax), read from `explanations/<name>.md`. It comes with
     MathJax off and its text hidden: assets/typeset_later.js turns MathJax on once the page's first charts
     are drawn, since fetching MathJax and typesetting would take the CPU those charts wait for, and shows
-    the text once typeset (raw TeX is never seen)."""
+    the text once typeset (raw TeX is never seen). Its id, `explain-<name>`, is what a tour's text links to."""
     text = (EXPLANATIONS / f"{name}.md").read_text(encoding="utf-8")
     return html.Aside(
         dcc.Markdown(text, mathjax=False, id={"type": "explain", "name": name}),
+        id=f"explain-{name}",
         className="explain part-explain math-pending",
     )
 

@@ -110,6 +110,11 @@ def question_block(q: Question) -> list[Component]:
     ]
 
 
+def answers(n: int) -> str:
+    """The poll's count as one reads it: "1 answer", "2 answers"."""
+    return f"{n} answer" if n == 1 else f"{n} answers"
+
+
 def distribution(q: Question, poll: dict[str, Any]) -> Component:
     """The class's answers as bars (counts only; the labels are the tour's own)."""
     counts = poll.get("counts") or {}
@@ -131,6 +136,6 @@ def distribution(q: Question, poll: dict[str, Any]) -> Component:
             )
         )
     return html.Div(
-        [html.P(f"The class ({int(poll.get('total') or 0)} answers):", className="dist-title"), *rows],
+        [html.P(f"The class ({answers(int(poll.get('total') or 0))}):", className="dist-title"), *rows],
         className="dist",
     )

@@ -24,8 +24,9 @@ from headdiv.dashboard.poll_links import poll_link, qr_data_uri, unreachable_not
 from headdiv.dashboard.shared_callbacks import pure_callback
 from headdiv.dashboard.standalone.buttons import tour_file_link
 from headdiv.dashboard.state import PageState, UrlRegistry
-from headdiv.dashboard.tour_layout import TOUR_STATE, distribution, question_block
+from headdiv.dashboard.tour_layout import TOUR_STATE, answers, distribution, question_block
 from headdiv.dashboard.tour_story import current_step, preset_story, step_key
+from headdiv.dashboard.tour_text import narrative, rich
 from headdiv.dashboard.tours import PAGE_KEYS, Step, step_link
 from headdiv.dashboard.views.base import STATE_STORE
 from headdiv.schemas.polls import poll_id_or_none
@@ -62,6 +63,27 @@ def _register_gate(app: Dash) -> None:
     )
 
 
+def _poll_invitation(link: str, counts: dict[str, Any] | None) -> list[Component]:
+    """What asks the class while the step's answer is hidden: the QR code, the link, the count so far and,
+    where phones cannot reach the link, why."""
+    note = unreachable_note(link)
+    return [
+        html.Img(src=qr_data_uri(link), alt=f"QR code of {link}", className="tour-qr"),
+        html.Div(
+            [
+                html.P("Answer on your phone:", className="tour-poll-label"),
+                html.A(link, href=link, target="_blank", id="tour-poll-link", className="tour-poll-link"),
+                html.P(
+                    f"{answers(int((counts or {}).get('total') or 0))} so far",
+                    id="tour-poll-total",
+                    className="tour-poll-total",
+                ),
+                *([html.P(note, className="tour-poll-unreachable", role="note")] if note else []),
+            ]
+        ),
+    ]
+
+
 def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: str | None = None) -> None:
     def page_flags(st: PageState) -> dict[str, str]:
         return {k: registry[k].dump(st[k]) for k in PAGE_KEYS if st.get(k) != registry[k].default}
@@ -93,7 +115,9 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         if found is None:
             preset = preset_story(registry, st)
             if preset is None:
-                return (hidden, "tour-panel", "", "", "", "", [], "", "", "", "", hidden, "")
+                # the panel's frame and story are then `presetStory`'s (assets/clientside.js), which alone sees a
+                # preset chosen by its button whose state is its view's defaults (`tour_story.active_preset`)
+                return (no_update, no_update, no_update, "", no_update, no_update, [], "", "", "", "", hidden, "")
             story: tuple[Any, ...] = (preset.name, preset.story, [], "", "", "", "", hidden, "")
             return ({}, "tour-panel preset-story", "Preset", "", *story)
         tour, k = found
@@ -109,7 +133,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
             f"Tour: {tour.name}",
             f"step {k} of {n}",
             step.title,
-            step.narrative,
+            narrative(tour, k, flags),
             question_block(step.question) if step.question else [],
             prev_href,
             next_href,
@@ -198,24 +222,10 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
                 counts = client.get(f"/polls/{poll_id}")
             except ApiError as exc:
                 box.append(html.P(f"The poll cannot be read: {exc.message}", className="job-status error"))
-            link = poll_link(href, poll_id, public_url)
-            note = unreachable_note(link)
-            qr = [] if chosen else [html.Img(src=qr_data_uri(link), alt=f"QR code of {link}", className="tour-qr")]
-            box[:0] = [
-                *qr,
-                html.Div(
-                    [
-                        html.P("Answer on your phone:", className="tour-poll-label"),
-                        html.A(link, href=link, target="_blank", id="tour-poll-link", className="tour-poll-link"),
-                        html.P(
-                            f"{int((counts or {}).get('total') or 0)} answers so far",
-                            id="tour-poll-total",
-                            className="tour-poll-total",
-                        ),
-                        *([html.P(note, className="tour-poll-unreachable", role="note")] if note else []),
-                    ]
-                ),
-            ]
+            if chosen is None:
+                # once revealed, the class's bars carry the count: the box gives its room on a projector's
+                # first screen to the figure
+                box[:0] = _poll_invitation(poll_link(href, poll_id, public_url), counts)
         if chosen is None:
             return "tour-gate conceal", [], box, not poll_id, off if poll_id else {}
         picked = q.choice(chosen)
@@ -231,7 +241,7 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
                 # the choice the step is revealed with, for a lecture room's phones (assets/room.js)
                 **{"data-choice": chosen},
             ),
-            html.P(q.why, className="tour-why"),
+            html.P(rich(q.why), className="tour-why"),
         ]
         if counts is not None:
             reveal.append(distribution(q, counts))

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from headdiv.dashboard.client_config import HIDING_PRESETS, preset_keys
+from headdiv.dashboard.client_config import HIDING_PRESETS, preset_keys, same_value, sets_only_defaults
 from headdiv.dashboard.presets import PRESETS, Preset
 from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.tours import TOURS, Question, Tour
@@ -36,13 +34,18 @@ def question_at(topic: str) -> Question | None:
 
 def active_preset(registry: UrlRegistry, st: PageState) -> Preset | None:
     """The preset whose scenario and settings the page shows exactly, on the view it opens (None once
-    anything was moved)."""
+    anything was moved).
+
+    A preset that sets nothing but its view's defaults (Training lab's) is never told from the state alone:
+    its state is what opening that tab shows, so matching it says nothing about a choice. The browser tells
+    its story once its button was clicked (`presetStory` in assets/clientside.js), which the server cannot see.
+    """
+    keys = set(preset_keys(registry))
     for preset in PRESETS:
         if preset.tab is not None and st.get("tab") != preset.tab:
             continue
         target = registry.parse(preset.query).values
-        keys = set(preset_keys(registry))
-        if all(_same(st.get(k), target.get(k)) for k in keys):
+        if all(same_value(st.get(k), target.get(k)) for k in keys) and not sets_only_defaults(registry, preset):
             return preset
     return None
 
@@ -51,9 +54,3 @@ def preset_story(registry: UrlRegistry, st: PageState) -> Preset | None:
     """The preset whose story the panel tells: none while the presets are hidden (`hide=presets`), where a
     lecturer's link that happens to match a preset must not narrate a button the class cannot see."""
     return None if st.hidden() & set(HIDING_PRESETS) else active_preset(registry, st)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-        return list(a or []) == list(b or [])
-    return bool(a == b)

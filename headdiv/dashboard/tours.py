@@ -10,6 +10,7 @@ paper's sections 4 (the decomposition, Theorem 4.2 and the bound (4.4)) and 6 (t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,27 @@ class Question:
 
     def choice(self, cid: str) -> Answer | None:
         return next((c for c in self.choices if c.id == cid), None)
+
+
+EXPLAIN_REF = re.compile(r" \(\[([^\]]+)\]\(#explain-([a-z0-9-]+)\)\)")
+"""A reference in a tour's text to a view's explanation, written ` ([words](#explain-<name>))`: the panel makes
+it a link to the explanation beside the charts (`explanations/<name>.md`), which a student can open where a
+path into the repository's docs could not be."""
+
+
+def text_parts(text: str) -> list[str | tuple[str, str]]:
+    """`text` as plain runs and `(words, explanation name)` references, in order."""
+    parts: list[str | tuple[str, str]] = []
+    at = 0
+    for match in EXPLAIN_REF.finditer(text):
+        parts += [text[at : match.start()], (match.group(1), match.group(2))]
+        at = match.end()
+    return [p for p in [*parts, text[at:]] if p]
+
+
+def plain_text(text: str) -> str:
+    """`text` with its references as words in parentheses (an exported file has no page to link to)."""
+    return EXPLAIN_REF.sub(r" (\1)", text)
 
 
 @dataclass(frozen=True)
@@ -110,8 +132,8 @@ TOURS: dict[str, Tour] = {
                     "The 1/H law",
                     "tab=ensemble&target=constant&H=16&theta=90",
                     "Sixteen orthogonal heads. The MSE decomposes into bias² + variance + covariance "
-                    "(docs/model.md §4); with uniform weights the variance term is V/H, and with uncorrelated "
-                    "unbiased heads it is most of what is left.",
+                    "([its formula](#explain-ensemble)); with uniform weights the variance term is V/H, and with "
+                    "uncorrelated unbiased heads it is most of what is left.",
                     Question(
                         "From 4 to 16 orthogonal heads, the ensemble's variance…",
                         (
@@ -145,7 +167,7 @@ TOURS: dict[str, Tour] = {
                     "A shared signal",
                     "tab=ensemble&target=sine&signal=shared&noise=0.2&H=4&theta=0",
                     "Now the target is m(x) = sin(2 a·x), and the direction a lies in the block every head "
-                    "starts from (docs/model.md §3). At θ = 0° all four heads see it.",
+                    "starts from ([where the signal lives](#explain-ensemble)). At θ = 0° all four heads see it.",
                 ),
                 Step(
                     "Turn the heads apart",
@@ -170,7 +192,8 @@ TOURS: dict[str, Tour] = {
                         "fails",
                         "The bound treats the bias B² as fixed, but here it grows with diversity: each head is "
                         "not a consistent estimator of m(x), it loses what its subspace does not see "
-                        "(docs/model.md §8.2). The verdict under the charts names the fitted constants.",
+                        "([why, in the explanation](#explain-diversity)). The verdict under the charts names "
+                        "the fitted constants.",
                     ),
                 ),
                 Step(
@@ -203,8 +226,8 @@ TOURS: dict[str, Tour] = {
                     "The paper's closed form",
                     "tab=architecture&budget=32&replicates=100",
                     "With orthogonal heads the paper's objective is c₁ dₖ⁻² + c₂ dₖᵖ / (n D), with the power "
-                    "p = dₖ/2 + 1 (docs/model.md §7): the first term, the bias, wants big heads; the second, "
-                    "the variance, explodes with dₖ.",
+                    "p = dₖ/2 + 1 ([the objective](#explain-architecture)): the first term, the bias, wants big "
+                    "heads; the second, the variance, explodes with dₖ.",
                     Question(
                         "With c₁ = c₂ = 1, n = 256 and D = 32, where does that objective put the best split?",
                         (
@@ -233,15 +256,16 @@ TOURS: dict[str, Tour] = {
                         "win: at c₁ = c₂ = 1 the optimum moves from dₖ = 4 to dₖ = 8 (the step of the "
                         "dₖ* curve between n = 256 and n = 65536 in the closed-form chart). It grows slowly "
                         "with n: the paper states (log n)ʳ with r = 2/(4 + d), the dotted curve; its own "
-                        "proof reaches O(log n) (docs/model.md §8.4).",
+                        "proof reaches O(log n) ([the two rates](#explain-architecture)).",
                     ),
                 ),
                 Step(
                     "Softmax is not a local kernel",
                     "tab=architecture&budget=32&replicates=100&kernel=softmax",
                     "Transformer attention uses the exponential kernel exp(q·k/√dₖ), not a local one: its "
-                    "bias does not vanish as n grows (docs/model.md §8.3), so the closed form, derived for a "
-                    "local kernel, is a guide here, not a law. Its fit to these points is degenerate too: "
+                    "bias does not vanish as n grows ([softmax and the closed form](#explain-architecture)), so "
+                    "the closed form, derived for a local kernel, is a guide here, not a law. Its fit to these "
+                    "points is degenerate too: "
                     "the closed-form chart shows the paper's c₁ = c₂ = 1, not a property of softmax heads.",
                 ),
             ),
@@ -302,6 +326,18 @@ def expand(search: str | None) -> str:
     named = {key for key, _ in own}
     base = [(key, v) for key, v in parse_qsl(step.query, keep_blank_values=True) if key not in named]
     return urlencode(base + own, safe=",")
+
+
+def next_tour(tour: Tour) -> Tour | None:
+    """The tour after `tour` in the registry's order (the sidebar's), or None after the last."""
+    at = TOUR_IDS.index(tour.id)
+    return TOURS[TOUR_IDS[at + 1]] if at + 1 < len(TOUR_IDS) else None
+
+
+def end_link(tour: Tour, k: int, keep: dict[str, str] | None = None) -> str:
+    """Step `k`'s state without the tour: ending the tour leaves the reader where the step was, free to explore."""
+    pairs = parse_qsl(tour.step(k).query) + [(key, v) for key, v in (keep or {}).items() if v]
+    return "?" + urlencode(pairs, safe=",")
 
 
 def step_link(tour: str, k: int, keep: dict[str, str] | None = None) -> str:

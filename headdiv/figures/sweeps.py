@@ -17,6 +17,7 @@ from headdiv.figures.theme import (
     fmt,
     styled,
 )
+from headdiv.figures.verdicts import read_fit
 from headdiv.schemas import Scenario
 from headdiv.schemas.metrics import SURFACE_METRICS
 from headdiv.schemas.results.common import Split
@@ -193,8 +194,11 @@ def architecture_mse(result: ArchitectureResult) -> go.Figure:
         if best is not None and (c.H, c.d_k) == (best.H, best.d_k):
             so_far = "best so far" if any(c.mse is None for c in cands) else "best"
             _ring(fig, label, c.mse, f"{so_far}: {label}", BEST_COLOR, "circle-open")
+    # the theory's best is ringed only where its curve has a trade-off to show, as the verdict under the chart
+    # says (`verdicts.read_fit`): a minimum at an end of the range, or on a flat curve, is no optimum
+    reading = read_fit(result)
     tb = theory.best
-    if tb is not None:
+    if tb is not None and (reading is None or reading.names_best):
         tlabel = f"{tb.H}×{tb.d_k}"
         if tlabel in labels:
             _ring(fig, tlabel, tc.get((tb.H, tb.d_k)), f"theory's best: {tlabel}", THEORY_COLOR, "diamond-open")
@@ -212,10 +216,10 @@ def architecture_formula(result: ArchitectureResult) -> str:
         r"$\mathrm{MSE}(d_k) \approx c_0 + c_1\, d_k^{-2} + c_2\, \dfrac{d_k^{d_k/2+1}}{nD}$ "
         f"with $c_0 = {c0}$ (the floor no split removes), $c_1 = {c1}$, $c_2 = {c2}$."
     )
-    why = theory.degenerate
-    if why:
+    if theory.degenerate:
+        # why, in words from the numbers, is the verdict under the chart (`verdicts.architecture_verdict`)
         text += (
-            f" **The fit is degenerate** ({why}), so no theoretical optimum is marked: the closed-form chart"
+            " **The fit is degenerate**, so no theoretical optimum is marked: the closed-form chart"
             " below draws the paper's objective at $c_1 = c_2 = 1$ instead, beside the Monte Carlo's best split."
         )
     return text

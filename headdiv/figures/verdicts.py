@@ -5,15 +5,21 @@ the Python API's summaries and the offline exports; pure functions of a result, 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from headdiv.figures.theme import fmt, fmt_se
 from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.schemas.results.sweeps import DiversitySweepResult
+from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult
 from headdiv.schemas.verdicts import SIGNIFICANT_Z, worst_rise
 
 HDI_MOVES = 0.01
 """A change of a training run's HDI smaller than this is called no change (HDI is exact: no Monte Carlo
 error)."""
+NEGLIGIBLE_SHARE = 0.01
+"""A term of the fitted theory under this share of the smallest Monte Carlo MSE is called ~0 at a split: the
+engine's own threshold for a degenerate fit (`workers.engine.theory.NEGLIGIBLE_SHARE`, a test keeps them equal)."""
+BIAS_TERM = "bias term c₁dₖ⁻²"
+VARIANCE_TERM = "variance term c₂dₖ^(dₖ/2+1)/(nD)"
 
 
 def diversity_verdict(result: DiversitySweepResult) -> str:
@@ -92,3 +98,121 @@ def training_verdict(result: TrainingResult) -> str:
             else f" — with the diversity penalty λ = {fmt(penalty)} pushing the heads apart."
         )
     return f"Over {steps[-1]} steps the HDI {moved} from {fmt(hdi[0])} to {fmt(hdi[-1])}, {follow}{why}"
+
+
+@dataclass(frozen=True)
+class FitReading:
+    """What the fitted theory curve of an architecture result does across its splits (docs/model.md section 7),
+    read from the numbers the chart draws: where each fitted term is more than ~0, and where the curve is lowest."""
+
+    labels: list[str]
+    bias_at: list[str]
+    """The splits where the bias term c1 d_k^-2 is not ~0."""
+    variance_at: list[str]
+    """The splits where the variance term c2 d_k^(d_k/2+1)/(nD) is not ~0."""
+    tolerance: float
+    lowest: str
+    """The split where the theory curve is lowest (the first of a tie)."""
+    interior: bool
+    """Whether the curve's lowest point lies between the ends of the range, below both ends by more than ~0."""
+
+    @property
+    def fittable(self) -> bool:
+        """Three constants need four splits or more to be fitted rather than interpolated."""
+        return len(self.labels) >= 4
+
+    @property
+    def names_best(self) -> bool:
+        """A best split is a trade-off: both terms shape the curve, and its minimum is not an end of the range."""
+        return self.fittable and len(self.bias_at) >= 2 and len(self.variance_at) >= 2 and self.interior
+
+
+def _variance_term(c2: float, d_k: int, n: int, budget: int) -> float:
+    if c2 <= 0:
+        return 0.0
+    log = math.log(c2) + (d_k / 2 + 1) * math.log(d_k) - math.log(n * budget)
+    return math.exp(min(log, 700.0))  # beyond e^700 it is "not ~0" all the same
+
+
+def read_fit(result: ArchitectureResult) -> FitReading | None:
+    """The reading of a finished result's fitted theory (None while a split or the curve is missing). Where the
+    curve is not drawn, its variance term overflows (d_k^(d_k/2+1) past 1e300): there it is infinite."""
+    cands, theory = result.candidates, result.theory
+    drawn = {(t.H, t.d_k): t.mse for t in theory.candidates}
+    mses = [c.mse for c in cands]
+    if not cands or any(m is None for m in mses) or any((c.H, c.d_k) not in drawn for c in cands):
+        return None
+    values = [math.inf if v is None or not math.isfinite(v) else float(v) for v in (drawn[c.H, c.d_k] for c in cands)]
+    if not any(math.isfinite(v) for v in values):
+        return None
+    n, budget = result.base.n, result.budget
+    labels = [f"{c.H}×{c.d_k}" for c in cands]
+    tolerance = NEGLIGIBLE_SHARE * max(min(abs(m) for m in mses if m is not None), 1e-300)
+    bias = [theory.c1 * c.d_k**-2.0 for c in cands]
+    variance = [_variance_term(theory.c2, c.d_k, n, budget) for c in cands]
+    low = min(range(len(values)), key=values.__getitem__)
+    interior = 0 < low < len(values) - 1 and values[low] < min(values[0], values[-1]) - tolerance
+    return FitReading(
+        labels=labels,
+        bias_at=[lab for lab, b in zip(labels, bias, strict=True) if b >= tolerance],
+        variance_at=[lab for lab, v in zip(labels, variance, strict=True) if v >= tolerance],
+        tolerance=tolerance,
+        lowest=labels[low],
+        interior=interior,
+    )
+
+
+def _reach(term: str, at: list[str], trend: str) -> str:
+    """Where a fitted term is more than ~0: nowhere, at one split only, or across the splits."""
+    if not at:
+        return f"its {term} is ~0 at every split"
+    if len(at) == 1:
+        return f"its {term} is ~0 at every split but {at[0]}"
+    return f"its {term} {trend} across the splits"
+
+
+def architecture_verdict(result: ArchitectureResult) -> str:
+    """Whether the fitted theory names a best split, and when it does not, why, in words: which term of
+    c0 + c1 d_k^-2 + c2 d_k^(d_k/2+1)/(nD) is ~0 (under 1% of the smallest Monte Carlo MSE) at the splits, and
+    what that leaves of the curve (flat, only rising, only falling, or lowest at an end). Empty until every
+    split is measured."""
+    r = read_fit(result)
+    if r is None:
+        return ""
+    t = result.theory
+    consts = f"c₁ = {fmt(t.c1)}, c₂ = {fmt(t.c2)}"
+    mc = f" The Monte Carlo's best split is {result.best.H}×{result.best.d_k}." if result.best else ""
+    if r.names_best:
+        return (
+            f"The fitted theory names a best split, {r.lowest}: its curve is lowest there, between the ends of the "
+            f"range, where the falling {BIAS_TERM} meets the rising {VARIANCE_TERM} ({consts}).{mc}"
+        )
+    if not r.fittable:
+        return (
+            f"The theory names no best split: {len(r.labels)} splits are too few to fit its three constants "
+            f"c₀, c₁, c₂ (four are needed); the curve passes through the points.{mc}"
+        )
+    bias = _reach(BIAS_TERM, r.bias_at, "falls")
+    variance = _reach(VARIANCE_TERM, r.variance_at, "rises")
+    alone = [
+        f"{at[0]}, which the {name} term fits alone"
+        for name, at in (("bias", r.bias_at), ("variance", r.variance_at))
+        if len(at) == 1
+    ]
+    spikes = f" except at {' and at '.join(alone)}" if alone else ""
+    if len(r.bias_at) < 2 and len(r.variance_at) < 2:
+        shape = f"the theory curve is flat at c₀ = {fmt(t.c0)}{spikes}: no trade-off between the terms places a minimum"
+    elif len(r.bias_at) < 2:
+        shape = f"the curve only rises with dₖ{spikes}: its lowest point, {r.lowest}, is an end of the range"
+    elif len(r.variance_at) < 2:
+        shape = f"the curve only falls with dₖ{spikes}: its lowest point, {r.lowest}, is an end of the range"
+    else:
+        shape = (
+            f"one term outweighs the other at every split: the curve's lowest point, {r.lowest}, is an end of the "
+            "range, not a trade-off between them"
+        )
+    return (
+        f"The theory names no best split: at n = {result.base.n} {bias} and {variance} ({consts}; ~0 meaning under "
+        f"{NEGLIGIBLE_SHARE:.0%} of the smallest Monte Carlo MSE, {fmt(r.tolerance / NEGLIGIBLE_SHARE)}), so "
+        f"{shape}.{mc}"
+    )

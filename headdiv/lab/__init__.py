@@ -5,8 +5,9 @@ validates them with the API's own model (a bad value raises `InvalidRequest`, wh
 as the API's 422 does), runs the computation, and returns a `headdiv.lab.results.Result`.
 
 By default the computation runs in this process (CUDA when torch sees a GPU), through the same job
-protocol as the server's (`headdiv.workers.jobs.runner.run_job`); `headdiv.connect(url)` sends the same
-calls to a running server (its cache, its GPU workers) and returns the same objects, with the same job id.
+protocol as the server's (`headdiv.workers.jobs.runner.run_job`) and with the engine compiled as a server
+compiles it (`engine_ready`); `headdiv.connect(url)` sends the same calls to a running server (its cache, its
+GPU workers), after checking that one answers there, and returns the same objects, with the same job id.
 Long jobs show a progress bar (tqdm's, notebook-aware, when tqdm is installed) and stop on Ctrl-C or a
 notebook's stop button: a local run is interrupted, a remote job is cancelled on the server.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,14 +25,17 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from headdiv.client import ApiClient, ApiError
+from headdiv.client import API_PREFIX, UNAVAILABLE, ApiClient, ApiError
 from headdiv.lab.calls import CALLS, CallSpec, CompareHeadsRequest, HeadsRequest
+from headdiv.lab.engine import engine_ready
 from headdiv.lab.results import Result
 from headdiv.schemas.fields import canonical, error_lines
 from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelComparison, ModelHeadsReport
 from headdiv.workers.jobs.ids import job_id
 
 POLL_S = 2.0
+CHECK_TIMEOUT_S = 10.0
+"""How long `connect` waits for a server's health answer (a busy server still answers it at once)."""
 
 
 class InvalidRequest(ValueError):
@@ -43,6 +48,27 @@ class InvalidRequest(ValueError):
 
 class JobFailed(RuntimeError):
     """The computation ended without a result; the message is the job's reason."""
+
+
+class ServerUnreachable(ConnectionError):
+    """No headdiv server answers at the connected address (never started, stopped, another port, or something
+    else listening there); the message names the address and what to do."""
+
+
+def _unreachable(url: str, error: ApiError) -> ServerUnreachable:
+    """The client's "the API is unavailable (ConnectError)", said for a person at a Python prompt: which server,
+    what happened, what to do."""
+    why = error.message.removeprefix(UNAVAILABLE).strip(" :()")
+    if why == "no answer in time":
+        return ServerUnreachable(f"the headdiv server at {url} gave no answer in time: is it overloaded, or stopped?")
+    why = {
+        "ConnectError": "nothing accepts a connection there",
+        "UnsupportedProtocol": "an address starts with http:// or https://",
+    }.get(why, why)
+    return ServerUnreachable(
+        f"no headdiv server answers at {url} ({why}): start one with `headdiv serve` (it prints its address), "
+        "or call headdiv.connect(None) to compute in this process"
+    )
 
 
 def _request(spec: CallSpec, given: BaseModel | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> BaseModel:
@@ -83,13 +109,22 @@ class _Bar:
             self.bar = tqdm(total=100, desc=self.label, leave=False)
         self.bar.update(max(0, round(fraction * 100) - self.bar.n))
 
+    def note(self, text: str | None) -> None:
+        """Say what happens before the progress starts (the engine's compilation) in the bar's label; None
+        gives the label back."""
+        if text is not None and self.shown:
+            self(0.0)
+        if self.bar is not None:
+            self.bar.set_description(self.label if text is None else f"{self.label} ({text})")
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
 class Lab:
-    """Where the calls run: this process (`url` None) or the headdiv server at `url`."""
+    """Where the calls run: this process (`url` None) or the headdiv server at `url` (not contacted until a call,
+    or `check()`; `headdiv.connect(url)` checks at once)."""
 
     def __init__(self, url: str | None = None, *, progress: bool = True, timeout_s: float = 3600.0) -> None:
         self.url = url.rstrip("/") if url else None
@@ -98,6 +133,40 @@ class Lab:
 
     def __repr__(self) -> str:
         return f"Lab({self.url or 'this process'})"
+
+    def check(self) -> dict[str, Any]:
+        """The server's health (`GET /api/v1/health`), so that a wrong address fails here, naming it, rather than
+        at the first computation; raises `ServerUnreachable` when nothing answers or what answers is not a
+        headdiv server, and warns when the server runs another version (its numbers may differ)."""
+        if self.url is None:
+            raise ValueError("this Lab computes in this process: there is no server to check")
+        from headdiv.version import __version__
+
+        client = ApiClient(self.url, timeout=CHECK_TIMEOUT_S, agent="headdiv-python")
+        try:
+            health = client.get("/health")
+        except ApiError as exc:
+            if exc.status is None:
+                raise _unreachable(self.url, exc) from None
+            raise ServerUnreachable(
+                f"{self.url} answers, but not as a headdiv server (GET {API_PREFIX}/health: {exc.message}): "
+                "is it the address `headdiv serve` printed?"
+            ) from None
+        finally:
+            client.close()
+        if "version" not in health or "status" not in health:
+            raise ServerUnreachable(f"{self.url} answers, but not as a headdiv server (its health has no version)")
+        if health["version"] != __version__:
+            warnings.warn(
+                f"the server at {self.url} runs headdiv {health['version']}, this Python has {__version__}: "
+                "its results may differ from this process's",
+                stacklevel=2,
+            )
+        if health["status"] != "ok":  # answers, but its jobs would wait for a queue or a worker that is not there
+            warnings.warn(
+                f"the server at {self.url} is degraded: {health.get('detail') or 'see its log'}", stacklevel=2
+            )
+        return health
 
     def run(self, name: str, given: BaseModel | Mapping[str, Any] | None = None, **fields: Any) -> Result:
         """The call `name` (`simulate`, `surface`, ...) on a request or its fields."""
@@ -108,6 +177,9 @@ class Lab:
         jid = job_id(spec.kind, canonical(request)) if spec.kind else None
         bar = _Bar(name, self.progress)
         try:
+            if not self.url and spec.kind is not None:
+                engine_ready(bar.note)
+                bar.note(None)
             result = self._remote(spec, request, jid, bar) if self.url else self._local(spec, request, bar)
         finally:
             bar.close()
@@ -129,7 +201,8 @@ class Lab:
     @contextmanager
     def _client(self) -> Iterator[ApiClient]:
         """The one HTTP client (`headdiv.client`), its failures as this API's exceptions: a 422 as
-        `InvalidRequest` with every field line, anything else as `JobFailed`."""
+        `InvalidRequest` with every field line, a server gone (or never there) as `ServerUnreachable`, anything
+        else as `JobFailed`; each names the server, since the client's messages are written for its page."""
         assert self.url is not None
         client = ApiClient(self.url, timeout=max(30.0, POLL_S + 30), agent="headdiv-python")
         try:
@@ -137,7 +210,9 @@ class Lab:
         except ApiError as exc:
             if exc.status == 422:
                 raise InvalidRequest(list(exc.problems)) from None
-            raise JobFailed(exc.message) from None
+            if exc.status is None:
+                raise _unreachable(self.url, exc) from None
+            raise JobFailed(f"{exc.message} (the headdiv server at {self.url})") from None
         finally:
             client.close()
 
@@ -265,9 +340,14 @@ def default_lab() -> Lab:
 
 
 def connect(url: str | None) -> Lab:
-    """Send every later call to the headdiv server at `url` (None: back to this process); returns its Lab."""
-    _DEFAULT[0] = Lab(url)
-    return _DEFAULT[0]
+    """Send every later call to the headdiv server at `url` (None: back to this process); returns its Lab. The
+    server is asked for its health first, so a wrong address raises `ServerUnreachable` here, naming it, and
+    leaves the calls where they were."""
+    lab = Lab(url)
+    if lab.url is not None:
+        lab.check()
+    _DEFAULT[0] = lab
+    return lab
 
 
 simulate = _call("simulate")

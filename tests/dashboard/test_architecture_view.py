@@ -53,7 +53,17 @@ def result(degenerate: str | None, *, done: bool = True) -> ArchitectureResult:
                 "c1": c1,
                 "c2": c2,
                 "degenerate": degenerate,
-                "candidates": [{"H": c["H"], "d_k": c["d_k"], "mse": 0.4} for c in cands] if done else [],
+                # the fitted curve at each split, as the engine draws it from its constants
+                "candidates": [
+                    {
+                        "H": c["H"],
+                        "d_k": c["d_k"],
+                        "mse": 0.4 + c1 * c["d_k"] ** -2 + c2 * c["d_k"] ** (c["d_k"] / 2 + 1) / (256 * 32),
+                    }
+                    for c in cands
+                ]
+                if done
+                else [],
                 "best": None if degenerate or not done else {"H": 8, "d_k": 4},
             },
             "base": Scenario(n=256).model_dump(),

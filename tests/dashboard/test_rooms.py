@@ -61,9 +61,12 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             for p in (a, b):
                 follows(p, "tab", "weighting")
                 p.wait_for_selector("#view-weighting .js-plotly-plot", state="visible")
-            # phone b explores: its own tab, and the lecturer's next change does not pull it back
-            b.click("#tabs >> text=Diversity")
+            # phone b explores: one tap shows it the controls a follower has not, then its own tab, and the
+            # lecturer's next change does not pull it back
+            assert not b.is_visible("#tabs")
+            b.click("#room-explore")
             b.wait_for_selector("#room-bar:has-text('Exploring on your own')")
+            b.click("#tabs >> text=Diversity")
             assert serious_findings(b) == []
             follows(b, "tab", "diversity")
             lecturer.focus("#sc-theta [role=slider]")
@@ -75,6 +78,7 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             follows(b, "theta", "44")
             follows(b, "tab", "weighting")
             b.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            b.wait_for_selector("#tabs", state="hidden")  # following again: no control to leave by
             # the lecturer ends: the phones say so and keep what they show
             lecturer.click("#room-bar button:has-text('End presenting')")
             for p in (a, b):
@@ -112,7 +116,7 @@ def test_a_prediction_step_asks_every_phone_in_its_page_and_the_reveal_closes_it
             counts = httpx.get(f"{server_url}/api/v1/polls/{poll_id}").json()["counts"]
             assert counts == {"falls": 1, "stays": 0, "rises": 0}
             lecturer.wait_for_function(
-                "() => /^1 answers so far$/.test(document.getElementById('tour-poll-total').innerText)"
+                "() => /^1 answer so far$/.test(document.getElementById('tour-poll-total').innerText)"
             )
             lecturer.click("button:has-text('It rises')")  # the reveal, with the lecturer's own pick
             for p in (a, b):

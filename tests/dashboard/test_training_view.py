@@ -90,7 +90,7 @@ def test_a_preset_opens_the_training_lab() -> None:
     preset = next(p for p in PRESETS if "tab=training" in p.query)
     state = registry.parse(preset.query)
     assert state.notices == [] and state["tab"] == "training"
-    # the preset opens the API's default training: the run whose numbers the README quotes
+    # the preset opens the API's default training: the run whose numbers docs/labs.md quotes
     assert (
         TrainingRequest.model_validate(view.training_request(state)[1]).model_dump() == TrainingRequest().model_dump()
     )

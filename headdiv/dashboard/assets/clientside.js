@@ -19,6 +19,17 @@
     return null;
   }
 
+  // The preset button last clicked, and whether the page has shown its state since: a preset that sets only its
+  // view's defaults (`plain`) matches whoever opens that tab, so its story is told only once its button chose it
+  // (tour_story.active_preset, which cannot see a click, never tells it). Leaving its state forgets the click.
+  var chosen = {id: null, shown: false};
+  document.addEventListener("click", function (e) {
+    var b = e.target && e.target.closest ? e.target.closest("button.preset") : null;
+    var id = null;
+    try { id = b ? JSON.parse(b.id).name : null; } catch (err) { id = null; }
+    if (id) chosen = {id: id, shown: false};
+  }, true);
+
   var drawing = {}; // a drawing callback's outputs -> how many times it was called (the newest call draws)
   var playing = {}; // slider id -> true while its ▶ plays (set by playTick, cleared by it and by stopPlay)
 
@@ -101,6 +112,9 @@
       if (!data || data.tour) return none;
       var hiding = p.hiding.some(function (k) { return (data.hide || []).indexOf(k) >= 0; });
       var id = hiding ? null : matchingPreset(data, p);
+      if (id && p.plain[id] && id !== chosen.id) id = null;
+      if (chosen.id && id === chosen.id) chosen.shown = true;
+      else if (chosen.id && chosen.shown) chosen = {id: null, shown: false};
       var hidden = !!(style && style.display === "none");
       if (id) {
         var s = p.stories[id];

@@ -8,10 +8,12 @@
 // after it. A prediction step's class poll opens by itself and is sent while it is open (before the reveal).
 //
 // Follower (/r/<code>): a server-sent-event stream; each state is applied as the page's own history entry
-// (the URL-sync and the views draw it from the same cached answers as everyone's). A control touched here
-// means exploring on one's own: states keep arriving but are not applied until "Back to the lecturer". An
-// open poll is asked in a panel on the page, answered there with one tap; the reveal closes it. A dropped
-// stream reconnects (the browser's EventSource) and is sent the current state again.
+// (the URL-sync and the views draw it from the same cached answers as everyone's). While following, the
+// page's controls are hidden (style.css, body.room-follower): any of them would take the phone off the
+// lecturer's page, so that is one deliberate tap, "Explore on my own"; states keep arriving but are not
+// applied until "Back to the lecturer". An open poll is the phone's one place to answer: a panel on the
+// page, one tap; the reveal closes it. A dropped stream reconnects (the browser's EventSource) and is sent
+// the current state again.
 (function () {
   var ROOM = /^\/r\/([A-HJ-NP-Z2-9]{6})\/?$/;
   var KEY = "headdiv-room";
@@ -31,6 +33,13 @@
       b.setAttribute("role", "region");
       b.setAttribute("aria-label", "room");
       document.body.insertBefore(b, document.body.firstChild);
+      // a follower's line is fixed at the foot and wraps on a narrow phone: the page's foot room and the
+      // question's panel above it follow its height (style.css, --room-bar-h)
+      if (window.ResizeObserver) {
+        new ResizeObserver(function () {
+          document.body.style.setProperty("--room-bar-h", b.offsetHeight + "px");
+        }).observe(b);
+      }
     }
     b.textContent = "";
     return b;
@@ -124,6 +133,12 @@
     b.appendChild(img);
     b.appendChild(words);
     b.appendChild(end);
+    // the server's sentence when the link is this computer's own address (as the poll's box says it)
+    if (room.unreachable) {
+      var note = el("p", "room-unreachable", room.unreachable);
+      note.setAttribute("role", "note");
+      b.appendChild(note);
+    }
   }
   function followers(n) {
     var c = document.getElementById("room-count");
@@ -224,12 +239,20 @@
     var b = bar();
     b.classList.add("follower");
     document.body.classList.add("room-follower");
+    document.body.classList.remove("room-away");
     b.classList.remove("away");
-    b.appendChild(el("span", "room-words", "Following the lecturer · room " + code));
+    b.appendChild(el("span", "room-words", "Following the lecturer · room " + code + " "));
+    // the one way off the lecturer's page: the controls that would take it there are hidden meanwhile
+    var explore = el("button", "btn btn-small", "Explore on my own");
+    explore.type = "button";
+    explore.id = "room-explore";
+    explore.addEventListener("click", stepAway);
+    b.appendChild(explore);
   }
   function stepAway() {
     if (away || !latest) return;
     away = true;
+    document.body.classList.add("room-away");
     var b = bar();
     b.classList.add("follower");
     b.classList.add("away");
@@ -338,17 +361,28 @@
         b.appendChild(el("span", "room-problem", "No room " + code + ": it has ended, or the code is mistyped."));
       }
     };
-    // a person's own touch on a control (not a state applied here) is exploring
-    // (after the event has done its work: the bar changing under a finger must not move what it presses)
+    // a person's own touch on a control (not a state applied here) is exploring: a net under the hidden
+    // controls (style.css), for any a view shows that they miss. Not the tour panel's text: a thumb that
+    // scrolls from it has not left the lecturer. (After the event has done its work: the bar changing
+    // under a finger must not move what it presses.)
     ["pointerdown", "keydown"].forEach(function (type) {
       document.addEventListener(type, function (e) {
         if (!e.isTrusted || applying) return;
         var t = e.target;
-        if (!t || !t.closest || t.closest("#room-bar") || t.closest("#room-vote")) return;
-        var control = "#tabs, .sidebar, .view-controls, .tour-panel, .presets, input, select, button, [role=slider], [role=tab]";
+        if (!t || !t.closest || t.closest("#room-bar, #room-vote, .modebar")) return;  // a chart's own tools stay
+        var control = "#tabs, .sidebar, .view-controls, #tour-nav, .tour-end, .presets, " +
+          "input, select, button, [role=slider], [role=tab]";
         if (t.closest(control)) setTimeout(stepAway, 0);
       }, true);
     });
+    // a clicker's or keyboard's next/previous (assets/tour_keys.js) would move this page alone: while
+    // following, the lecturer's page moves it
+    window.addEventListener("keydown", function (e) {
+      if (away || !/^(PageDown|PageUp|ArrowLeft|ArrowRight)$/.test(e.key)) return;
+      var t = e.target;
+      if (t && t.closest && t.closest("input, textarea, select, [contenteditable=true], [role=slider]")) return;
+      e.stopPropagation();
+    }, true);
   }
 
   function start() {

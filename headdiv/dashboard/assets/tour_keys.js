@@ -36,8 +36,10 @@
     var answer = document.querySelector("#tour-reveal .tour-answer");
     var chart = firstChart();
     if (!answer || !chart) return;
+    // where the sticky header's foot will be once scrolled (a presenting room's line above the page scrolls
+    // away first: the header's foot now would stop the answer that much lower)
     var header = document.querySelector(".header");
-    var top = (header ? header.getBoundingClientRect().bottom : 0) + 8;
+    var top = (header ? header.offsetHeight : 0) + 8;
     var by = Math.min(answer.getBoundingClientRect().top - top, chart.getBoundingClientRect().top - 0.5 * innerHeight);
     if (by <= 0) return;
     var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;

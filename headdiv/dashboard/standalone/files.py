@@ -13,7 +13,7 @@ from headdiv.dashboard.standalone.math_text import render
 from headdiv.dashboard.standalone.page import document
 from headdiv.dashboard.standalone.snapshot import Snapshot, explanation_of, snapshot
 from headdiv.dashboard.state import PageState, UrlRegistry
-from headdiv.dashboard.tours import Question, Tour, expand
+from headdiv.dashboard.tours import Question, Tour, expand, plain_text
 from headdiv.dashboard.views.base import View
 from headdiv.version import __version__
 
@@ -33,7 +33,7 @@ def _question(q: Question | None) -> dict[str, Any] | None:
         "prompt": q.prompt,
         "choices": [{"id": c.id, "label": c.label} for c in q.choices],
         "answer": q.answer,
-        "why": q.why,
+        "why": plain_text(q.why),
     }
 
 
@@ -84,7 +84,8 @@ def tour_file(tour: Tour, registry: UrlRegistry, views: list[View], client: ApiC
         state = registry.parse(expand(f"tour={tour.id}&step={k}"))
         view = _view_of(state, views)
         shown.append(view)
-        steps.append(_step(snapshot(view, state, registry, client), step.title, step.narrative, step.question))
+        shot = snapshot(view, state, registry, client)
+        steps.append(_step(shot, step.title, plain_text(step.narrative), step.question))
     content = _content("tour", tour.name, tour.summary, steps, shown)
     return Exported(f"headdiv-tour-{tour.id}.html", document(f"{tour.name} · headdiv", content))
 

@@ -14,6 +14,7 @@ from headdiv.dashboard.state import PageState, Param
 from headdiv.dashboard.views.base import View, ViewJob
 from headdiv.figures import sweeps as figs
 from headdiv.figures.theme import empty_figure
+from headdiv.figures.verdicts import architecture_verdict
 from headdiv.schemas.geometries import GEOMETRIES
 from headdiv.schemas.requests import MAX_BUDGET
 from headdiv.schemas.results.reports import TheoryReport
@@ -43,6 +44,8 @@ def layout(state: PageState) -> Component:
             job_status("arch"),
             # the view is mounted only while its tab is shown, so a blank chart means its job is running
             html.Div([graph("arch-mse", "computing every split…")], className="chart-row one"),
+            # whether the fitted theory names a best split, and why not when it does not (docs/model.md section 7)
+            html.Div(id="arch-verdict", className="verdict", role="status"),
             dcc.Markdown(id="arch-formula", mathjax=True, className="formula"),
             html.Div(
                 [graph("arch-theory", "computing… the closed-form curves follow the Monte Carlo")],
@@ -98,6 +101,9 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     outputs = [*chart_outputs(CHARTS), Output("arch-theory-error", "children"), Output("arch-formula", "children")]
     # not shared: the theory curves come from the API, whose passing failure must not be kept for everyone
     draw_result(app, "arch-result", outputs, lambda result: figures(result, client), pure=False)
+    draw_result(
+        app, "arch-result", [Output("arch-verdict", "children")], lambda result: (architecture_verdict(result),)
+    )
 
 
 VIEW = View(

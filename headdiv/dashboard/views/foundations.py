@@ -308,7 +308,10 @@ VIEW = View(
     register_callbacks=register_callbacks,
     charts=CHARTS,
     url_params=URL_PARAMS,
-    description="The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget.",
+    description=(
+        "The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget. Each lesson "
+        "has its own controls; the sidebar's scenario is not used here."
+    ),
     ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},
     live=tuple(live_part(p) for p in PANELS if p.lesson in SLIDING),
     # every lesson's charts in an exported page, not only those with a slider

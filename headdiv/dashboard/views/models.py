@@ -71,6 +71,8 @@ def layout(state: PageState) -> Component:
     return view_page(
         [
             dcc.Store(id="mdl-result"),
+            # the model and the layer, which every chart below follows: a phone keeps them just above the
+            # charts (`lead-controls`) where the view's other controls come after the charts
             html.Div(
                 [
                     control(
@@ -85,14 +87,6 @@ def layout(state: PageState) -> Component:
                         "Example weights shipped in an optional package (works offline).",
                     ),
                     control(
-                        "model on this server",
-                        model_box("mdl-local", str(state.get("smodel") or ""), "none: the built-in model"),
-                        "smodel",
-                        "A model this server has on disk (its models folder or Hugging Face cache), measured "
-                        "instead of the built-in one.",
-                    ),
-                    compare_control(state),
-                    control(
                         "layer",
                         # the charts follow the thumb: a layer needs no computation, only drawing from the
                         # report on the page (built-in or uploaded); the drag is one history entry (live.js)
@@ -100,6 +94,19 @@ def layout(state: PageState) -> Component:
                         "layer",
                         "Layer whose key overlap is drawn.",
                     ),
+                ],
+                className="view-controls lead-controls",
+            ),
+            html.Div(
+                [
+                    control(
+                        "model on this server",
+                        model_box("mdl-local", str(state.get("smodel") or ""), "none: the built-in model"),
+                        "smodel",
+                        "A model this server has on disk (its models folder or Hugging Face cache), measured "
+                        "instead of the built-in one.",
+                    ),
+                    compare_control(state),
                     control(
                         "baseline seed",
                         number_input("mdl-seed", state.get("mseed", 0), low=0),
@@ -367,6 +374,10 @@ VIEW = View(
             help="Heads clustered and ranked: key or query heads.",
         ),
     ],
-    description="How diverse are a trained Transformer's heads? Key and query HDI per layer against chance.",
+    # the header's numbers stay those of the sidebar's simulated heads, beside this model's own HDI: said here
+    description=(
+        "How diverse are a trained Transformer's heads? Key and query HDI per layer against chance. The header's "
+        "MSE, HDI, H_eff and ρ̄ are the sidebar's simulated heads, not this model's."
+    ),
     ignores={key: "a trained model's heads are measured, not simulated" for key in ("H", "d_k", "n", "theta")},
 )

@@ -13,7 +13,7 @@ not taken: torch offers none whose CPU and CUDA streams agree, one written in te
 times slower than torch's vectorised CPU sampler (the CPU is where most runs happen), and it would change
 every number of every seed that links and caches already name.
 
-What keeps the draws from being a GPU run's cost instead (README, "On a GPU"): they are drawn on up to 8
+What keeps the draws from being a GPU run's cost instead (docs/performance.md, "On a GPU"): they are drawn on up to 8
 cores when they go to a GPU (`_sampler_threads`), straight into page-locked memory and copied
 once, asynchronously, so the CPU draws the next chunk while the GPU computes on the last; and a run keeps
 its training sets where they were used, by content (`_kept`): the next run of the same seed, n, p and

@@ -60,6 +60,9 @@ class RoomMade(BaseModel):
     token: str = Field(description="The lecturer's token: keep it in the lecturer's page, never in a link.")
     follow_url: str = Field(description="What students open (the server's public address, else this one).")
     qr: str = Field(description="The follow link as a QR code (an SVG data URI).")
+    unreachable: str | None = Field(
+        None, description="Why phones cannot open the follow link, when it is this computer's own address."
+    )
 
 
 class RoomView(BaseModel):
@@ -126,9 +129,9 @@ async def make_room(request: Request, backend: BackendDep, settings: SettingsDep
     except RoomRefused as exc:
         raise _refused(exc) from None
     link = follow_url(request, settings, code)
-    from headdiv.dashboard.poll_links import qr_data_uri
+    from headdiv.dashboard.poll_links import qr_data_uri, unreachable_note
 
-    return RoomMade(code=code, token=token, follow_url=link, qr=qr_data_uri(link))
+    return RoomMade(code=code, token=token, follow_url=link, qr=qr_data_uri(link), unreachable=unreachable_note(link))
 
 
 async def _allowed(request: Request, backend: Any) -> bool:
