@@ -29,7 +29,7 @@ from bench.load import embedded_server  # noqa: E402
 from headdiv.schemas import Scenario  # noqa: E402
 from headdiv.workers.engine.simulation import simulate  # noqa: E402
 from headdiv.workers.instant_reports import warm_up  # noqa: E402
-from headdiv.workers.jobs.runner import run_job  # noqa: E402
+from headdiv.workers.runner import run_job  # noqa: E402
 
 WARM_S = 15.0
 S1 = {"H": 8, "d_k": 8, "n": 512, "replicates": 200, "queries": 64}

@@ -63,9 +63,9 @@ def batch_ratio(repeat: int) -> None:
 def surface_against_floors() -> None:
     import torch
 
+    from headdiv.jobs.cache.memory import MemoryCache
     from headdiv.schemas import SurfaceRequest
-    from headdiv.workers.jobs.cache.memory import MemoryCache
-    from headdiv.workers.jobs.runner import run_job
+    from headdiv.workers.runner import run_job
 
     request = SurfaceRequest.model_validate(
         {
@@ -139,11 +139,11 @@ def fan_out_once(redis_url: str, count: int) -> float:
     """Seconds for `count` fresh workers (one compute thread each) to finish a 12x12 surface of a new seed."""
     from rq import Worker
 
+    from headdiv.jobs.ids import job_id
     from headdiv.schemas import SurfaceRequest
     from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
     from headdiv.server.settings import ServerSettings
-    from headdiv.workers.jobs.ids import job_id
     from tests.server.helpers import delete_queue
 
     queue = f"bench-{secrets.token_hex(4)}"

@@ -53,10 +53,10 @@ def surface(cells: int, seed: int, **base: Any) -> dict[str, Any]:
 def bookkeeping(seed: int) -> dict[str, float]:
     from fastapi.testclient import TestClient
 
-    import headdiv.workers.jobs.ids as ids
+    import headdiv.jobs.ids as ids
+    from headdiv.jobs.cache.memory import MemoryCache
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
-    from headdiv.workers.jobs.cache.memory import MemoryCache
 
     counts: Counter[str] = Counter()
     real_get, real_set, real_sha = MemoryCache.get, MemoryCache.set, hashlib.sha256

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from headdiv.jobs.state import JobState
 from headdiv.schemas.fields import refusal_lines
 from headdiv.schemas.vouching import UPLOAD_HEADER
-from headdiv.workers.jobs.state import JobState
 
 API_PREFIX = "/api/v1"
 UNAVAILABLE = "the API is unavailable"

@@ -14,12 +14,12 @@ from fastapi.testclient import TestClient
 
 from headdiv import cli
 from headdiv.dashboard.state import UrlRegistry, scenario_params
+from headdiv.jobs import ids
+from headdiv.jobs.ids import job_id
 from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.requests import SWEEP_PARAMS
 from headdiv.server.main import create_app
-from headdiv.workers.jobs import ids
-from headdiv.workers.jobs.ids import job_id
 from tests.server.conftest import embedded_settings
 
 # Job ids of i.i.d. requests as they were before `dependence` existed, at engine version "1" (the test pins

@@ -1,7 +1,7 @@
 """The package is a house of floors (`FLOORS`), ground first: every import points down, never up or
-sideways between parts of one floor. Within the floors, more rules: dashboard -> schemas (HTTP for the
-rest); server -> job protocol -> engine; worker -> job protocol -> engine; the server reaches the engine
-only through the job protocol and the reports facade; the engine imports neither. Checked on the source
+sideways between parts of one floor. Within the floors, more rules: dashboard -> schemas and the job
+protocol (HTTP for the rest); the server reaches the engine only through the runner and the reports facade;
+the engine imports neither the job protocol nor the server. Checked on the source
 (what each module imports, type-checking imports included) and in fresh interpreters (what importing it
 actually loads)."""
 
@@ -21,19 +21,17 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("headdiv.version",),
     ("headdiv.schemas",),
+    ("headdiv.jobs",),
     ("headdiv.workers", "headdiv.figures"),
     ("headdiv.client",),
     ("headdiv.dashboard",),
     ("headdiv.server",),
     ("headdiv.lab", "headdiv.cli"),
 )
-"""Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the compute side and the
-figure builders; the one HTTP client of the API (the dashboard's and the Python API's); the Dash app; the
+"""Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the job protocol every
+door shares (torch-free); the compute side and the figure builders; the one HTTP client of the API (the dashboard's and the Python API's); the Dash app; the
 HTTP API (which mounts the app); the Python API and the command line.
 The package's own `__init__` (lazy names for `import headdiv`) sits above them all, and nothing imports it."""
-
-DASHBOARD_MAY_IMPORT = ("headdiv.workers.jobs.state", "headdiv.workers.jobs.kinds")
-"""What the dashboard may take from `workers`: the torch-free job state and the job-kind table."""
 
 
 def imports_of(path: Path) -> list[str]:
@@ -115,7 +113,7 @@ def test_the_floors_refuse_an_import_up_sideways_or_of_the_package_itself() -> N
     names = [
         "numpy",
         "headdiv.schemas.fields",
-        "headdiv.workers.jobs.kinds",
+        "headdiv.jobs.kinds",
         "headdiv.version",
         "headdiv.dashboard.state",
         "headdiv.figures.theme",
@@ -154,7 +152,7 @@ def test_the_engine_imports_neither_the_job_protocol_nor_the_server() -> None:
 
 
 def test_the_server_reaches_the_engine_only_through_the_job_protocol_and_the_reports() -> None:
-    """One road each: jobs through `headdiv.workers.jobs`, reports (HDI, theory, lessons, model weights,
+    """One road each: jobs through `headdiv.jobs`, reports (HDI, theory, lessons, model weights,
     warm-up) through `headdiv.workers.instant_reports`; never an engine or models module directly."""
     forbidden = ("headdiv.workers.engine", "headdiv.workers.models")
     assert offenders("headdiv/server", (), forbidden) == []
@@ -185,23 +183,21 @@ def test_no_name_is_imported_from_a_string_on_the_compute_path() -> None:
 
 
 def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() -> None:
+    """The job protocol is a floor of its own below the compute side: the dashboard takes the job state and
+    kinds from it with no exception to the rule that it never imports the compute side."""
     offenders = []
     for path in sources("headdiv/dashboard"):
         for name in imports_of(path):
-            if (
-                name.split(".")[0] == "torch"
-                or name.startswith("headdiv.server")
-                or (name.startswith("headdiv.workers") and not name.startswith(DASHBOARD_MAY_IMPORT))
-            ):
+            if name.split(".")[0] == "torch" or name.startswith(("headdiv.server", "headdiv.workers")):
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
 
 
 def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
     loaded = fresh(
-        "import headdiv.schemas, headdiv.workers.jobs.kinds, headdiv.workers.jobs.state, headdiv.workers.jobs.ids, "
-        "headdiv.workers.jobs.keys, headdiv.workers.jobs.cache, headdiv.workers.jobs.failures, "
-        "headdiv.workers.jobs.settings, headdiv.workers.jobs.queue; " + LOADED
+        "import headdiv.schemas, headdiv.jobs.kinds, headdiv.jobs.state, headdiv.jobs.ids, "
+        "headdiv.jobs.keys, headdiv.jobs.cache, headdiv.jobs.failures, "
+        "headdiv.jobs.settings, headdiv.jobs.rq_conventions; " + LOADED
     )
     assert loaded == {"torch": False, "engine": [], "server": []}
 
@@ -209,7 +205,7 @@ def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
 def test_assembling_a_multi_cell_result_loads_no_torch() -> None:
     """The API assembles a running job's partial result from the cache: the assemblers and the entry type of
     the engine's tables are torch-free."""
-    loaded = fresh("import headdiv.workers.engine.multicell, headdiv.workers.jobs.assembly; " + LOADED)
+    loaded = fresh("import headdiv.workers.engine.multicell, headdiv.workers.assembly; " + LOADED)
     assert loaded["torch"] is False
 
 

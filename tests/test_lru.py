@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import threading
 
+from headdiv.jobs.cache.memory import MemoryCache
 from headdiv.schemas.lru import ByteLRU
-from headdiv.workers.jobs.cache.memory import MemoryCache
 
 
 def lru(max_bytes: int) -> ByteLRU[str, bytes]:

@@ -18,12 +18,12 @@ from fastapi.testclient import TestClient
 import headdiv
 from headdiv import lab
 from headdiv.figures.catalog import CHARTS
+from headdiv.jobs.ids import job_id
 from headdiv.lab.calls import CALLS
 from headdiv.lab.links import PAGE_OF
 from headdiv.lab.summaries import SUMMARIES, TABLES
 from headdiv.schemas.fields import canonical, refusal_lines
 from headdiv.schemas.results.reports import ModelHeadsReport
-from headdiv.workers.jobs.ids import job_id
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread
 

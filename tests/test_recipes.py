@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from headdiv.workers.jobs.ids import CHOICES_FINGERPRINT
+from headdiv.jobs.ids import CHOICES_FINGERPRINT
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = '"replicates": 4, "queries": 3, "n": 24, "H": 3'
@@ -52,7 +52,7 @@ COMMON_CHECKS = """
     from headdiv.server.main import create_app
     from headdiv.server.settings import ServerSettings
     from headdiv.workers import docs
-    from headdiv.workers.jobs.ids import CHOICES_FINGERPRINT
+    from headdiv.jobs.ids import CHOICES_FINGERPRINT
     from headdiv.dashboard.app import build_registry
     from headdiv.dashboard.controls import field_control
     from headdiv.dashboard.views import VIEWS
@@ -193,7 +193,7 @@ JOB_KIND_FILES = {
             "from headdiv.schemas.results.labs import CountdownResult\n\n",
         ),
     ),
-    "headdiv/workers/jobs/kinds.py": (
+    "headdiv/jobs/kinds.py": (
         (
             '        JobKind("training", TrainingRequest, TrainingResult, "/trainings", "train"),\n',
             "\n\n@dataclass(frozen=True)\nclass JobKind",

@@ -20,6 +20,7 @@ from headdiv.dashboard.state import scenario_control_id
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import weighting as weighting_view
 from headdiv.figures.weighting import scheme_bars
+from headdiv.jobs.kinds import JOB_KINDS, job_kind
 from headdiv.schemas import SWEEP_PARAMS, Scenario
 from headdiv.schemas.fields import Slider, Sweep, hint
 from headdiv.schemas.geometries import GEOMETRIES
@@ -29,7 +30,6 @@ from headdiv.server.main import create_app
 from headdiv.server.settings import ServerSettings
 from headdiv.workers import docs
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
 
 REGISTRY = build_registry(VIEWS)
 SMALL: dict[str, Any] = {"replicates": 4, "queries": 3, "n": 24, "H": 3}

@@ -13,7 +13,7 @@ from headdiv.schemas.results.labs import CovarianceMatrices, CovarianceResult, T
 from headdiv.schemas.results.sweeps import DiversityBound, DiversityPoint, DiversitySweepResult
 from headdiv.schemas.verdicts import worst_rise
 from headdiv.workers.engine.theory import fit_diversity_bound
-from headdiv.workers.jobs.runner import run_job
+from headdiv.workers.runner import run_job
 
 
 def sweep(mse: list[float], se: float = 0.01, bound: tuple[float, float] = (0.1, 0.5)) -> DiversitySweepResult:

@@ -1,4 +1,4 @@
-"""The engine subcommands: one per job kind (`headdiv.workers.jobs.kinds`), plus the instant reports
+"""The engine subcommands: one per job kind (`headdiv.jobs.kinds`), plus the instant reports
 (`hdi`, `theory`). Each takes a JSON request, validates it with the API's own model and prints the result."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from headdiv.cli.common import (
     read_json_argument,
     validate,
 )
+from headdiv.jobs.kinds import JOB_KINDS, JobKind
 from headdiv.schemas import HDIRequest, TheoryQuery
-from headdiv.workers.jobs.kinds import JOB_KINDS, JobKind
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -53,7 +53,7 @@ def describe_request(request: Any) -> str:
 def _job_command(kind: JobKind) -> EngineCommand:
     def run(request: Any, args: argparse.Namespace, err: TextIO) -> ResultModel:
         print(f"{kind.command}: {describe_request(request)}", file=err, flush=True)
-        from headdiv.workers.jobs.runner import run_job
+        from headdiv.workers.runner import run_job
 
         progress = ProgressPrinter(kind.command, err)
         return run_job(kind.name, request, progress=progress, device=args.device, dtype=args.dtype)
@@ -110,7 +110,7 @@ def engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, e
         # user gets one readable line and a non-zero status. HEADDIV_DEBUG=1 shows the traceback.
         if os.environ.get("HEADDIV_DEBUG") == "1":
             raise
-        from headdiv.workers.jobs.failures import describe_failure
+        from headdiv.jobs.failures import describe_failure
 
         reason = describe_failure(exc).message
         if reason.startswith("internal error"):  # here the person asking is the operator: say what it was

@@ -155,10 +155,10 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
+    from headdiv.jobs.ids import job_id
     from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
     from headdiv.server.start_up import warm_requests
-    from headdiv.workers.jobs.ids import job_id
 
     backend = RQBackend(settings)
     requests = warm_requests()

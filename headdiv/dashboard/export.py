@@ -9,6 +9,7 @@ import json
 import shlex
 from typing import Any
 
+from headdiv.jobs.kinds import JOB_KINDS
 from headdiv.schemas.csv_tables import csv_text, records_csv
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.common import ResultModel
@@ -17,7 +18,6 @@ from headdiv.schemas.results.reports import ModelComparison
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.schemas.weightings import WEIGHTINGS
-from headdiv.workers.jobs.kinds import JOB_KINDS
 
 CLI_COMMANDS: dict[str, str] = {kind.path: kind.command for kind in JOB_KINDS.values()}
 """The `headdiv` subcommand that computes what each API route does, on the user's own machine."""

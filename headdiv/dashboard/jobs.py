@@ -27,10 +27,10 @@ from headdiv.dashboard.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.ids import view_state
 from headdiv.dashboard.shared_callbacks import pure_callback
 from headdiv.dashboard.state import PageState
+from headdiv.jobs.kinds import kind_at
+from headdiv.jobs.state import JobState
 from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.common import ResultModel
-from headdiv.workers.jobs.kinds import kind_at
-from headdiv.workers.jobs.state import JobState
 
 Request = tuple[str, dict[str, Any]]
 Build = Callable[[PageState], Request | None]

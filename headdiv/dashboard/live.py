@@ -45,11 +45,11 @@ from headdiv.dashboard.jobs import Request, computed, request_key
 from headdiv.dashboard.simulation import headline
 from headdiv.dashboard.state import PageState, UrlRegistry
 from headdiv.dashboard.tours import expand
+from headdiv.jobs.kinds import kind_at
 from headdiv.schemas.kept import code_digest, keep, read_kept
 from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.simulation import SimulationResult
-from headdiv.workers.jobs.kinds import kind_at
 
 if TYPE_CHECKING:
     from headdiv.dashboard.views.base import View

@@ -5,7 +5,7 @@ validates them with the API's own model (a bad value raises `InvalidRequest`, wh
 as the API's 422 does), runs the computation, and returns a `headdiv.lab.results.Result`.
 
 By default the computation runs in this process (CUDA when torch sees a GPU), through the same job
-protocol as the server's (`headdiv.workers.jobs.runner.run_job`) and with the engine compiled as a server
+protocol as the server's (`headdiv.workers.runner.run_job`) and with the engine compiled as a server
 compiles it (`engine_ready`); `headdiv.connect(url)` sends the same calls to a running server (its cache, its
 GPU workers), after checking that one answers there, and returns the same objects, with the same job id.
 Long jobs show a progress bar (tqdm's, notebook-aware, when tqdm is installed) and stop on Ctrl-C or a
@@ -26,12 +26,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from headdiv.client import API_PREFIX, UNAVAILABLE, ApiClient, ApiError
+from headdiv.jobs.ids import job_id
 from headdiv.lab.calls import CALLS, CallSpec, CompareHeadsRequest, HeadsRequest
 from headdiv.lab.engine import engine_ready
 from headdiv.lab.results import Result
 from headdiv.schemas.fields import canonical, error_lines
 from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelComparison, ModelHeadsReport
-from headdiv.workers.jobs.ids import job_id
 
 POLL_S = 2.0
 CHECK_TIMEOUT_S = 10.0
@@ -187,7 +187,7 @@ class Lab:
 
     def _local(self, spec: CallSpec, request: BaseModel, bar: _Bar) -> Any:
         if spec.kind is not None:
-            from headdiv.workers.jobs.runner import run_job
+            from headdiv.workers.runner import run_job
 
             return run_job(spec.kind, request, progress=bar)
         from headdiv.workers import instant_reports

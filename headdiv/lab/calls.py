@@ -1,5 +1,5 @@
 """The Python calls, one per job kind and report: the same names as the command line's subcommands, the same
-request models as the API's bodies (`headdiv.workers.jobs.kinds.JOB_KINDS`, plus `hdi` and `theory`)."""
+request models as the API's bodies (`headdiv.jobs.kinds.JOB_KINDS`, plus `hdi` and `theory`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from headdiv.jobs.kinds import JOB_KINDS
 from headdiv.schemas import HDIRequest, TheoryQuery
 from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED, StrictModel
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.results.reports import HdiReport, TheoryReport
-from headdiv.workers.jobs.kinds import JOB_KINDS
 
 
 @dataclass(frozen=True)

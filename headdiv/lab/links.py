@@ -99,7 +99,7 @@ def link_of(call: str, request: BaseModel) -> tuple[str, bool]:
 def _same(built: tuple[str, dict[str, Any]] | None, wanted: Any) -> bool:
     if built is None:
         return False
-    from headdiv.workers.jobs.kinds import kind_at
+    from headdiv.jobs.kinds import kind_at
 
     try:
         return bool(canonical(kind_at(built[0]).validate(built[1])) == wanted)

@@ -157,7 +157,7 @@ def _view_file(query: str, result: Result | None) -> bytes:
     running = start("headdiv-show-file", **QUIET)
     try:
         if result is not None and result.job_id is not None:
-            from headdiv.workers.jobs.cache.base import encode_result
+            from headdiv.jobs.cache.base import encode_result
 
             running.server.config.app.state.backend.cache.set(result.job_id, encode_result(result.result))
         answer = httpx.get(

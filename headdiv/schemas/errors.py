@@ -1,7 +1,7 @@
 """The errors a computation raises on purpose, in words a user can act on (anything else is a bug).
 
 Torch-free, so the job protocol, the API and the CLI can name them without loading the engine: each
-door turns them into its own answer (`headdiv.workers.jobs.failures.describe_failure` for a job, a 422
+door turns them into its own answer (`headdiv.jobs.failures.describe_failure` for a job, a 422
 naming the field in the API, `field: reason` on the command line).
 """
 

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.middleware.gzip import GZipMiddleware
 
+from headdiv.jobs.cache.memory import MemoryCache
 from headdiv.server.activity import Activity, ActivityMiddleware
 from headdiv.server.admission import Admission, Speed
 from headdiv.server.api import errors
@@ -32,7 +33,6 @@ from headdiv.server.settings import ServerSettings, get_server_settings
 from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
 from headdiv.server.start_up import start_up
 from headdiv.workers import __version__
-from headdiv.workers.jobs.cache.memory import MemoryCache
 
 log = logging.getLogger(__name__)
 COMPRESS_FROM_BYTES = 1024

@@ -31,9 +31,9 @@ from typing import Any, Literal, Protocol
 from redis import Redis
 from redis.exceptions import RedisError
 
+from headdiv.jobs.keys import PREFIX
 from headdiv.schemas.polls import MAX_ANSWERS, POLL_TTL_S, PollView
 from headdiv.server.backends.base import BackendUnavailable
-from headdiv.workers.jobs.keys import PREFIX
 
 MAX_POLLS = 1000
 CLIENT_POLLS = 30

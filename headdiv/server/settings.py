@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import Field, model_validator
 
+from headdiv.jobs.settings import JobSettings
 from headdiv.schemas.settings import DoorSettings
-from headdiv.workers.jobs.settings import JobSettings
 
 ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
 """An origin a frame may come from: scheme, host, optional port; no path, no wildcard."""

@@ -16,6 +16,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from headdiv.jobs.ids import job_id
+from headdiv.jobs.kinds import JobKind, kind_at
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.kept import keep, read_kept
 from headdiv.server.activity import Activity
@@ -24,8 +26,6 @@ from headdiv.server.backends.base import JobBackend
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.settings import ServerSettings
 from headdiv.workers import instant_reports
-from headdiv.workers.jobs.ids import job_id
-from headdiv.workers.jobs.kinds import JobKind, kind_at
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
+from headdiv.jobs.kinds import docs_table
 from headdiv.schemas import cost
 from headdiv.schemas.fields import field_bounds
 from headdiv.schemas.scenario import CHOICES
-from headdiv.workers.jobs.kinds import docs_table
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 """The one road from the server (API, CLI) to the engine for what is not a job: reports computed at once.
 
-Jobs go through the job protocol (`headdiv.workers.jobs`); everything else the server asks of the
+Jobs go through the job protocol (`headdiv.jobs`); everything else the server asks of the
 compute side is here: HDI of given head matrices, the closed-form theory curves, the foundations
 lessons, trained models' head diversity, and the engine's warm-up, speed and device. Each function
 imports the engine where it runs, so building the API (and `headdiv --help`) never loads torch.

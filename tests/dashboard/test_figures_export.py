@@ -21,7 +21,7 @@ from headdiv.schemas import Scenario
 from headdiv.schemas.results.simulation import SimulationResult
 from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.workers.engine.simulation import simulate
-from headdiv.workers.jobs.runner import run_job
+from headdiv.workers.runner import run_job
 from tests.dashboard.conftest import drawn_numbers
 
 SMALL = {"replicates": 20, "queries": 16}

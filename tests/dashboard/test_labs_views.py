@@ -19,8 +19,8 @@ from headdiv.figures import covariance as cfigs
 from headdiv.figures import models as mfigs
 from headdiv.figures.verdicts import covariance_verdict
 from headdiv.schemas.results.labs import CovarianceResult
-from headdiv.workers.jobs.runner import run_job
 from headdiv.workers.models import builtin_hdi, list_builtins
+from headdiv.workers.runner import run_job
 from tests.dashboard.conftest import drawn_numbers
 
 

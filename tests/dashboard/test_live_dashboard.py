@@ -21,9 +21,9 @@ from headdiv.dashboard.views import VIEWS
 from headdiv.figures import sweeps as figs
 from headdiv.figures.theme import MSE_NAME
 from headdiv.figures.verdicts import diversity_verdict
+from headdiv.jobs.state import CellCount, JobState
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
 from headdiv.workers.engine import multicell
-from headdiv.workers.jobs.state import CellCount, JobState
 from tests.dashboard.conftest import drawn_numbers
 
 SUMMARY = {

@@ -15,7 +15,7 @@ from headdiv.figures import training as figs
 from headdiv.figures.verdicts import training_verdict
 from headdiv.schemas.results.labs import TrainingResult
 from headdiv.schemas.training import TrainingRequest
-from headdiv.workers.jobs.runner import run_job
+from headdiv.workers.runner import run_job
 from tests.dashboard.conftest import drawn_numbers
 
 TINY = {"base": {"H": 3, "d_k": 2, "n": 32, "queries": 8, "replicates": 6}, "steps": 6, "record_every": 2, "batch": 2}

@@ -68,9 +68,9 @@ def test_cpu_and_cuda_agree(
 
 def test_running_out_of_device_memory_fails_the_run_with_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     """An out-of-memory error becomes the job's reason and the next run works (the worker lives on)."""
+    from headdiv.jobs.failures import describe_failure
     from headdiv.schemas.errors import EngineError
     from headdiv.workers.engine import montecarlo
-    from headdiv.workers.jobs.failures import describe_failure
 
     def full(*args: object, **kwargs: object) -> None:
         raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")

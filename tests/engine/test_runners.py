@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from headdiv.jobs.kinds import JOB_KINDS
 from headdiv.schemas import Scenario
 from headdiv.schemas.lessons import LESSONS
 from headdiv.workers.engine.dispatch import RUNNERS, runner_for
 from headdiv.workers.engine.foundations import LESSON_RUNNERS
 from headdiv.workers.engine.multicell import ASSEMBLERS, assembler_for
-from headdiv.workers.jobs.kinds import JOB_KINDS
 
 
 def test_every_job_kind_has_exactly_one_runner_or_assembler() -> None:

@@ -6,6 +6,11 @@ import math
 
 import pytest
 
+from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cells import cached_summaries, cell_id, summarize
+from headdiv.jobs.ids import job_id
+from headdiv.jobs.kinds import job_kind
+from headdiv.jobs.state import JobState
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario, SurfaceRequest, TheoryQuery
 from headdiv.schemas.errors import JobCancelled
 from headdiv.schemas.fields import canonical
@@ -18,12 +23,7 @@ from headdiv.workers.engine.theory import (
     fit_diversity_bound,
     objective,
 )
-from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.cells import cached_summaries, cell_id, summarize
-from headdiv.workers.jobs.ids import job_id
-from headdiv.workers.jobs.kinds import job_kind
-from headdiv.workers.jobs.runner import JobRun, run_and_publish, run_job
-from headdiv.workers.jobs.state import JobState
+from headdiv.workers.runner import JobRun, run_and_publish, run_job
 
 BASE = Scenario(replicates=10, queries=6, n=48)
 

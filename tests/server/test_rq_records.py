@@ -10,7 +10,7 @@ from headdiv.server.backends.rq_records import failure_of
 
 TRACEBACK = (
     'Traceback (most recent call last):\n  File "/srv/headdiv/workers/queue/tasks.py", line 9, in run\n'
-    "headdiv.workers.jobs.cache.base.CacheUnavailable: Error 111 connecting to 10.0.0.5:6379. Connection refused.\n"
+    "headdiv.jobs.cache.base.CacheUnavailable: Error 111 connecting to 10.0.0.5:6379. Connection refused.\n"
 )
 
 
@@ -30,8 +30,8 @@ def test_timeouts_and_lost_workers_keep_their_reasons() -> None:
 
 
 def test_a_bug_in_any_runner_is_a_plain_sentence_for_the_user() -> None:
+    from headdiv.jobs.failures import describe_failure
     from headdiv.schemas.errors import EngineError
-    from headdiv.workers.jobs.failures import describe_failure
 
     error = describe_failure(RuntimeError("could not reach 10.0.0.5:6379 from /srv/headdiv/x.py"))
     assert "RuntimeError" not in error.message and "10.0.0.5" not in error.message and "/srv" not in error.message
@@ -43,9 +43,9 @@ def test_a_queued_record_whose_result_is_cached_reports_the_result(redis_url: st
     """A job whose result exists reports it, whatever RQ's record still says (here: queued, no worker)."""
     from fastapi.testclient import TestClient
 
+    from headdiv.jobs.cache.base import encode_result
     from headdiv.server.main import create_app
-    from headdiv.workers.jobs.cache.base import encode_result
-    from headdiv.workers.jobs.runner import run_job
+    from headdiv.workers.runner import run_job
     from tests.server.conftest import rq_settings
     from tests.server.helpers import RUN_SEED, small
 

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from headdiv.jobs import ids
+from headdiv.jobs.cache.base import NonFiniteResult, encode_result
+from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.state import JobError, JobState
 from headdiv.schemas import Scenario
 from headdiv.schemas.fields import canonical
 from headdiv.server.settings import ServerSettings
-from headdiv.workers.jobs import ids
-from headdiv.workers.jobs.cache.base import NonFiniteResult, encode_result
-from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.state import JobError, JobState
 
 
 def test_job_id_is_the_same_for_the_same_computation() -> None:
@@ -87,9 +87,9 @@ def test_settings_derive_api_url_and_cache_url(monkeypatch: pytest.MonkeyPatch) 
 def test_a_simulation_is_hashed_once_its_job_id_is_its_cell_id(monkeypatch: pytest.MonkeyPatch) -> None:
     """Submitting a simulation hashes its request once (the job id); its one cell reuses that id, while a
     surface's cells are each hashed."""
+    from headdiv.jobs import cells
+    from headdiv.jobs.kinds import job_kind
     from headdiv.schemas import SurfaceRequest
-    from headdiv.workers.jobs import cells
-    from headdiv.workers.jobs.kinds import job_kind
 
     s = Scenario.model_validate({"H": 2, "replicates": 4, "queries": 2, "n": 16})
     jid = ids.job_id("simulation", canonical(s))
@@ -113,10 +113,10 @@ def test_a_simulation_is_hashed_once_its_job_id_is_its_cell_id(monkeypatch: pyte
 def test_a_cells_cost_is_computed_once_from_its_validation_to_its_last_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget check, the job's total, the batches and the progress all read one computed `work` per cell;
     a copy with other fields (or a changed field) is costed again, never served the old figure."""
+    from headdiv.jobs import cells
+    from headdiv.jobs.kinds import job_kind
     from headdiv.schemas import SurfaceRequest, scenario
     from headdiv.workers.engine.simulation import plan_batches
-    from headdiv.workers.jobs import cells
-    from headdiv.workers.jobs.kinds import job_kind
 
     counted: list[int] = []
     real = scenario.scenario_counts

@@ -17,15 +17,15 @@ from headdiv.dashboard.presets import PRESETS
 from headdiv.dashboard.simulation import simulation_request
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.warm import warm_requests
+from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.ids import job_id
+from headdiv.jobs.kinds import JOB_KINDS, job_kind
 from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.kept import read_kept
 from headdiv.server import main as server_main
 from headdiv.server import start_up
 from headdiv.server.backends.inline import InlineBackend
-from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.ids import job_id
-from headdiv.workers.jobs.kinds import JOB_KINDS, job_kind
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
 from tests.server.helpers import delete_queue, slow_surface, small

@@ -8,10 +8,10 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
+from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.state import JobState
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.main import create_app
-from headdiv.workers.jobs.cache.memory import MemoryCache
-from headdiv.workers.jobs.state import JobState
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import RUN_SEED, poll, run_async, slow_surface
 

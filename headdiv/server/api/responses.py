@@ -10,14 +10,14 @@ from typing import Any, Generic, Literal, TypeVar
 from fastapi import Query, Request, Response
 from pydantic import BaseModel, Field
 
+from headdiv.jobs.ids import job_id
+from headdiv.jobs.kinds import JobKind, job_kind
+from headdiv.jobs.state import CellCount, JobState
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.common import ResultModel
 from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 from headdiv.server.api.deps import call
 from headdiv.server.backends.base import JobBackend
-from headdiv.workers.jobs.ids import job_id
-from headdiv.workers.jobs.kinds import JobKind, job_kind
-from headdiv.workers.jobs.state import CellCount, JobState
 
 ResultT = TypeVar("ResultT", bound=ResultModel)
 

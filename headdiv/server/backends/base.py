@@ -7,9 +7,9 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from headdiv.jobs.state import JobState
+from headdiv.jobs.worker_info import WorkerInfo
 from headdiv.server.backends.watch import JobWatch
-from headdiv.workers.jobs.state import JobState
-from headdiv.workers.jobs.worker_info import WorkerInfo
 
 
 class BackendUnavailable(RuntimeError):

@@ -20,18 +20,18 @@ from functools import partial
 
 from pydantic import BaseModel
 
+from headdiv.jobs.cache.base import ResultCache
+from headdiv.jobs.cells import Expansion, pending
+from headdiv.jobs.failures import UNWANTED, describe_failure, timed_out
+from headdiv.jobs.kinds import JobKind, job_kind
+from headdiv.jobs.state import CellCount, JobError, JobState
+from headdiv.jobs.worker_info import this_process
 from headdiv.schemas.errors import EngineError
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.base import BackendHealth
 from headdiv.server.backends.watch import JobWatch
 from headdiv.workers import instant_reports
-from headdiv.workers.jobs.cache.base import ResultCache
-from headdiv.workers.jobs.cells import Expansion, pending
-from headdiv.workers.jobs.failures import UNWANTED, describe_failure, timed_out
-from headdiv.workers.jobs.kinds import JobKind, job_kind
-from headdiv.workers.jobs.runner import JobRun, run_and_publish
-from headdiv.workers.jobs.state import CellCount, JobError, JobState
-from headdiv.workers.jobs.worker_info import this_process
+from headdiv.workers.runner import JobRun, run_and_publish
 
 log = logging.getLogger(__name__)
 MAX_RECORDS = 4096

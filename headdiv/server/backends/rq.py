@@ -25,6 +25,15 @@ from rq.exceptions import InvalidJobOperation
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from headdiv.jobs import worker_info
+from headdiv.jobs.cache.base import CacheUnavailable
+from headdiv.jobs.cache.redis import RedisCache
+from headdiv.jobs.cells import cell_id, pending
+from headdiv.jobs.keys import admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
+from headdiv.jobs.kinds import job_kind
+from headdiv.jobs.redis_client import connect
+from headdiv.jobs.rq_conventions import worker_device
+from headdiv.jobs.state import CellCount, JobError, JobState
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.accepted import Accepted, AcceptedJobs
 from headdiv.server.backends.base import BackendHealth, BackendUnavailable
@@ -33,16 +42,7 @@ from headdiv.server.backends.rq_records import ended_state, failure_of
 from headdiv.server.backends.rq_upkeep import Upkeep
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
-from headdiv.workers.jobs import worker_info
-from headdiv.workers.jobs.assembly import snapshot
-from headdiv.workers.jobs.cache.base import CacheUnavailable
-from headdiv.workers.jobs.cache.redis import RedisCache
-from headdiv.workers.jobs.cells import cell_id, pending
-from headdiv.workers.jobs.keys import admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
-from headdiv.workers.jobs.kinds import job_kind
-from headdiv.workers.jobs.queue import worker_device
-from headdiv.workers.jobs.redis_client import connect
-from headdiv.workers.jobs.state import CellCount, JobError, JobState
+from headdiv.workers.assembly import snapshot
 
 log = logging.getLogger(__name__)
 CLAIM_TTL_S = 10

@@ -15,12 +15,12 @@ from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Dependency, Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from headdiv.jobs.cells import Pending, plan_chunks
+from headdiv.jobs.keys import admitted_key, cancel_key, wanted_key
+from headdiv.jobs.kinds import job_kind
+from headdiv.jobs.rq_conventions import CELLS_TASK, TASK
 from headdiv.schemas.fields import canonical
 from headdiv.server.settings import ServerSettings
-from headdiv.workers.jobs.cells import Pending, plan_chunks
-from headdiv.workers.jobs.keys import admitted_key, cancel_key, wanted_key
-from headdiv.workers.jobs.kinds import job_kind
-from headdiv.workers.jobs.queue import CELLS_TASK, TASK
 
 PENDING = {
     JobStatus.QUEUED,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rq.job import Job
 
-from headdiv.workers.jobs.failures import timed_out
-from headdiv.workers.jobs.state import JobError, JobState
+from headdiv.jobs.failures import timed_out
+from headdiv.jobs.state import JobError, JobState
 
 
 def ended_state(job: Job) -> JobState | None:

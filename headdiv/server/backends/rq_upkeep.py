@@ -14,9 +14,9 @@ from rq import Queue
 from rq.registry import clean_registries
 from rq.worker_registration import clean_worker_registry
 
+from headdiv.jobs.keys import EVENTS
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.settings import ServerSettings
-from headdiv.workers.jobs.keys import EVENTS
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from headdiv.workers.jobs.state import JobState
+from headdiv.jobs.state import JobState
 
 Until = Literal["end", "progress"]
 

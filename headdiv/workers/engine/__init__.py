@@ -13,5 +13,5 @@ module such as `assemble` or `theory` never loads torch):
 - `hooks`: what a caller hands a long computation (progress, cancel, device, partial results).
 
 The server reaches the synchronous ones through `headdiv.workers.instant_reports`, and jobs through the job
-protocol (`headdiv.workers.jobs.runner`).
+protocol (`headdiv.workers.runner`).
 """

@@ -2,7 +2,7 @@
 
 The runner table holds each job kind not made of cells, as its request model, its result model and the one
 function that computes the one from the other; cell kinds are simulated cell by cell and assembled by
-`multicell.ASSEMBLERS`. The torch-free job table (`headdiv.workers.jobs.kinds`) names the request and result
+`multicell.ASSEMBLERS`. The torch-free job table (`headdiv.jobs.kinds`) names the request and result
 models only; a test checks that every kind has exactly one runner or assembler, with the same models.
 """
 

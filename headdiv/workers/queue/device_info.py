@@ -1,6 +1,6 @@
 """The worker's device, named for people ('cuda:0 (NVIDIA H200)'), and its memory at each heartbeat.
 
-This is the worker's side of health (`headdiv.workers.jobs.worker_info` is the torch-free side the API reads):
+This is the worker's side of health (`headdiv.jobs.worker_info` is the torch-free side the API reads):
 it loads torch, so only `headdiv worker` imports it, after it has set its CPU priority and OpenMP policy.
 """
 

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from pydantic import Field
 
-from headdiv.workers.jobs.settings import JobSettings
+from headdiv.jobs.settings import JobSettings
 
 
 class WorkerSettings(JobSettings):

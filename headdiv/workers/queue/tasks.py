@@ -19,17 +19,17 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
+from headdiv.jobs.cache.base import CacheUnavailable
+from headdiv.jobs.cache.redis import RedisCache
+from headdiv.jobs.cells import Expansion, cached_summaries, cell_id
+from headdiv.jobs.failures import UNWANTED, describe_failure, timed_out
+from headdiv.jobs.keys import EVENTS, cancel_key, record_entry, wanted_key
+from headdiv.jobs.kinds import job_kind
+from headdiv.jobs.redis_client import connect
+from headdiv.jobs.settings import get_job_settings
+from headdiv.jobs.state import JobError, JobState, JobStatus
 from headdiv.schemas import Scenario
-from headdiv.workers.jobs.cache.base import CacheUnavailable
-from headdiv.workers.jobs.cache.redis import RedisCache
-from headdiv.workers.jobs.cells import Expansion, cached_summaries, cell_id
-from headdiv.workers.jobs.failures import UNWANTED, describe_failure, timed_out
-from headdiv.workers.jobs.keys import EVENTS, cancel_key, record_entry, wanted_key
-from headdiv.workers.jobs.kinds import job_kind
-from headdiv.workers.jobs.redis_client import connect
-from headdiv.workers.jobs.runner import JobRun, fill_cells, run_and_publish
-from headdiv.workers.jobs.settings import get_job_settings
-from headdiv.workers.jobs.state import JobError, JobState, JobStatus
+from headdiv.workers.runner import JobRun, fill_cells, run_and_publish
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.2

@@ -13,7 +13,7 @@ A worker takes small jobs first (the fast queue), then the others, then backgrou
 queue); one started with `--fast-lane` takes small jobs only, so they never wait behind long ones.
 After its warm-up it measures its engine speed and publishes it with every heartbeat, for the API's
 admission control (`headdiv.server.admission`); every heartbeat also publishes its device and memory
-(`headdiv.workers.jobs.worker_info`), which GET /api/v1/health lists per worker.
+(`headdiv.jobs.worker_info`), which GET /api/v1/health lists per worker.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
-from headdiv.workers.jobs.keys import speed_key, worker_info_key
-from headdiv.workers.jobs.queue import worker_name
-from headdiv.workers.jobs.redis_client import connect
-from headdiv.workers.jobs.worker_info import publish, this_process
+from headdiv.jobs.keys import speed_key, worker_info_key
+from headdiv.jobs.redis_client import connect
+from headdiv.jobs.rq_conventions import worker_name
+from headdiv.jobs.worker_info import publish, this_process
 from headdiv.workers.queue.device_info import describe_memory, device_probe
 from headdiv.workers.queue.settings import WorkerSettings, get_worker_settings
 

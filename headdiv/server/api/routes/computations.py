@@ -1,10 +1,10 @@
-"""The long computations, submitted as jobs: one route per job kind of `headdiv.workers.jobs.kinds`.
+"""The long computations, submitted as jobs: one route per job kind of `headdiv.jobs.kinds`.
 
 Each body is validated by the kind's own pydantic model (a 422 names the field, the work budget
 included) before anything is queued; the answer is the job, 200 once ended and 202 while pending, or
 429 when its client (or everyone) already has as much work queued as `headdiv.server.admission` allows.
 The routes are written out, one small function per kind, so a reader (and mypy) can follow a job from its
-route to `headdiv.workers.jobs.runner` and the engine; a test checks that every kind has its route.
+route to `headdiv.workers.runner` and the engine; a test checks that every kind has its route.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel
 
+from headdiv.jobs.kinds import JOB_KINDS, JobKind
 from headdiv.schemas import (
     ArchitectureRequest,
     CovarianceRequest,
@@ -37,7 +38,6 @@ from headdiv.server.api.responses import (
 from headdiv.server.api.responses import submit as submit_job
 from headdiv.server.backends.base import JobBackend
 from headdiv.server.settings import ServerSettings
-from headdiv.workers.jobs.kinds import JOB_KINDS, JobKind
 
 router = APIRouter(tags=["jobs"])
 RouteT = TypeVar("RouteT", bound=Callable[..., Any])

@@ -7,9 +7,9 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
+from headdiv.jobs.worker_info import WorkerInfo
 from headdiv.server.api.deps import BackendDep, call
 from headdiv.workers import __version__
-from headdiv.workers.jobs.worker_info import WorkerInfo
 
 router = APIRouter(tags=["health"])
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headdiv.workers import ENGINE_VERSION
+from headdiv.version import ENGINE_VERSION
 
 PREFIX = f"headdiv:v{ENGINE_VERSION}"
 
@@ -47,6 +47,6 @@ EVENTS = f"{PREFIX}:job-events"
 
 
 def worker_info_key(worker: str) -> str:
-    """A live worker's device and memory, as it last reported them (`headdiv.workers.jobs.worker_info`); it
+    """A live worker's device and memory, as it last reported them (`headdiv.jobs.worker_info`); it
     expires with the worker."""
     return f"{PREFIX}:worker-info:{worker}"

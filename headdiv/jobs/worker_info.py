@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field, ValidationError
 from redis import Redis
 from redis.client import Pipeline
 
-from headdiv.workers.jobs.keys import worker_info_key
-from headdiv.workers.jobs.queue import worker_device
+from headdiv.jobs.keys import worker_info_key
+from headdiv.jobs.rq_conventions import worker_device
 
 
 class WorkerInfo(BaseModel):

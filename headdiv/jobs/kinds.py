@@ -2,7 +2,7 @@
 
 A kind names its request model (whose docstring and schema example describe it), the API route that
 submits it and the `headdiv` subcommand that runs it locally. A kind made of simulations (cells) is
-computed cell by cell (`headdiv.workers.jobs.runner`) and assembled by its entry in
+computed cell by cell (`headdiv.workers.runner`) and assembled by its entry in
 `headdiv.workers.engine.multicell.ASSEMBLERS`; any other kind by its entry in
 `headdiv.workers.engine.dispatch.RUNNERS`, both keyed by the request model (a test checks that each kind
 has exactly one). This table names no engine function, so it needs no torch. The CLI's subcommands, the

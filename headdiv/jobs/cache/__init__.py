@@ -1,6 +1,6 @@
 """Result caches keyed by job id: an in-memory LRU (embedded) and Redis (scaled), one protocol."""
 
-from headdiv.workers.jobs.cache.base import CacheUnavailable, NonFiniteResult, ResultCache, encode_result
-from headdiv.workers.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.base import CacheUnavailable, NonFiniteResult, ResultCache, encode_result
+from headdiv.jobs.cache.memory import MemoryCache
 
 __all__ = ["CacheUnavailable", "MemoryCache", "NonFiniteResult", "ResultCache", "encode_result"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from redis import Redis
 from redis.exceptions import RedisError
 
-from headdiv.workers.jobs.cache.base import CacheUnavailable
-from headdiv.workers.jobs.keys import result_key
+from headdiv.jobs.cache.base import CacheUnavailable
+from headdiv.jobs.keys import result_key
 
 
 class RedisCache:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from headdiv.jobs.cache.base import NonFiniteResult
+from headdiv.jobs.state import JobError
 from headdiv.schemas.errors import EngineError, JobCancelled
 from headdiv.schemas.fields import first_error
-from headdiv.workers.jobs.cache.base import NonFiniteResult
-from headdiv.workers.jobs.state import JobError
 
 INTERNAL = "internal error while computing; the server's log has the details"
 UNWANTED = "computed ahead of a person who has moved elsewhere: no one asked for it any more"

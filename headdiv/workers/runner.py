@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel
 
+from headdiv.jobs.cache.base import ResultCache, encode_result
+from headdiv.jobs.cells import Expansion, expand, store
+from headdiv.jobs.failures import describe_failure
+from headdiv.jobs.ids import job_id
+from headdiv.jobs.kinds import JobKind, job_kind
+from headdiv.jobs.state import CellCount, JobError, JobState
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.metrics import CellSummary
 from headdiv.schemas.results.common import ResultModel
-from headdiv.workers.jobs.assembly import assemble
-from headdiv.workers.jobs.cache.base import ResultCache, encode_result
-from headdiv.workers.jobs.cells import Expansion, expand, store
-from headdiv.workers.jobs.failures import describe_failure
-from headdiv.workers.jobs.ids import job_id
-from headdiv.workers.jobs.kinds import JobKind, job_kind
-from headdiv.workers.jobs.state import CellCount, JobError, JobState
+from headdiv.workers.assembly import assemble
 
 if TYPE_CHECKING:
     from headdiv.workers.engine.hooks import Hooks
@@ -198,7 +198,7 @@ def run_job(
 ) -> ResultModel:
     """Compute one job here and return its result model (a throwaway in-memory cache unless one is given);
     what the job raised is raised (the command line and tests)."""
-    from headdiv.workers.jobs.cache.memory import MemoryCache
+    from headdiv.jobs.cache.memory import MemoryCache
 
     found = job_kind(kind)
     request = found.validate(payload)

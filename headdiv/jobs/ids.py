@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from headdiv.schemas.scenario import CHOICES
-from headdiv.workers import ENGINE_VERSION
+from headdiv.version import ENGINE_VERSION
 
 
 def _choices_fingerprint() -> str:
