@@ -258,3 +258,69 @@ def test_the_python_api_lists_a_server_s_models(
     )
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert "dir:tiny" in result.stdout and TINY_REPO in result.stdout, result.stdout
+
+
+def _blocks(language: str) -> list[str]:
+    """Every line of the README's code blocks in `language`, comments and blank lines dropped."""
+    lines: list[str] = []
+    for block in re.findall(rf"```{language}\n(.*?)```", README, re.DOTALL):
+        lines += [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return lines
+
+
+NOT_RUN = {
+    "make run": "what `make test` itself bootstraps; this environment is what it installs",
+    "make test": "what CI runs: this test is part of it",
+    "--device cuda": "GPU only (bench/gpu_session.sh runs it on a lent GPU)",
+    "redis-server": "the scaled set-up: tests/server/test_rq.py and bench/gpu_scaled.py run it with a real Redis",
+    "REDIS_URL=": "the scaled set-up, as above",
+    "headdiv worker &": "the scaled set-up, as above",
+    "headdiv serve --host 0.0.0.0": "the scaled set-up, as above (the plain server here is `headdiv serve`)",
+    "docker compose": "needs Docker; tests/test_compose.py checks the file",
+}
+"""README lines not run here, each with where it is checked instead."""
+SYNOPSIS = "headdiv serve [--host H] [--port P]"
+"""The first line of the command-line synopsis: its lines take placeholders, so each command's --help runs."""
+
+
+@pytest.mark.slow
+def test_every_other_readme_example_runs_on_the_plain_install(
+    plain_python: Path, plain_env: dict[str, str], plain_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    """The exports, the Python and curl examples (against the plain server: 8050 becomes its port) and the
+    command-line synopsis (each command's --help); every README line is run here, in the engine block's
+    test above, or named in NOT_RUN with where it is checked."""
+    url, log_path = plain_server
+    port = url.rsplit(":", 1)[1]
+    ran: set[str] = set(_readme_block(CPU_BLOCK))
+    shell = _blocks("sh")
+    first = next(i for i, line in enumerate(shell) if line.startswith(SYNOPSIS))
+    synopsis = shell[first : first + 5]
+    assert all(line.startswith("headdiv ") for line in synopsis), synopsis
+    for line in synopsis:
+        command = line.split("#")[0].split()[:2]
+        result = _run(" ".join([*command, "--help"]), plain_env, tmp_path)
+        assert result.returncode == 0 and "usage: headdiv" in result.stdout, line
+        ran.add(line)
+    exports = [line for line in shell if line.startswith("headdiv export ") and line not in synopsis]
+    assert len(exports) >= 3
+    for line in exports:
+        result = _run(line.split("  #")[0].replace(":8050", f":{port}"), plain_env, tmp_path)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, f"{line}\n{result.stderr[-2000:]}"
+        ran.add(line)
+    written = sorted(p.name for p in tmp_path.glob("*.html"))
+    assert {"lecture.html", "ensemble.html", "headdiv-tour-splitting-a-budget.html"} <= set(written), written
+    curl = " ".join(part.rstrip("\\").strip() for part in shell if "curl" in part or part.lstrip().startswith("-H"))
+    result = _run(curl.replace(":8050", f":{port}"), plain_env, tmp_path)
+    assert result.returncode == 0 and json.loads(result.stdout)["status"] == "finished", result.stdout[-500:]
+    ran |= {line for line in shell if "curl" in line or line.lstrip().startswith("-H")}
+    python = _blocks("python")
+    script = "\n".join(python).replace(":8050", f":{port}")
+    result = subprocess.run(
+        [str(plain_python), "-c", script], env=plain_env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    skipped = {line for line in shell if any(key in line for key in NOT_RUN)}
+    unaccounted = [line for line in shell if line not in ran | skipped]
+    assert unaccounted == [], unaccounted
+    assert "Traceback" not in log_path.read_text()

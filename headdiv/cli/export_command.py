@@ -70,7 +70,11 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     command.add_argument("what", choices=["tour", "view"], help="a guided tour, or one view at a state")
     command.add_argument("name", help="the tour's name, or the view's link (its query string: tab=...&H=...)")
-    command.add_argument("-o", "--output", help="file to write (default: headdiv-<name>.html here)")
+    command.add_argument(
+        "-o",
+        "--output",
+        help="file to write (default: the name the server gives it, headdiv-tour-<name>.html or headdiv-<view>.html, here)",
+    )
     command.add_argument(
         "--url", help="a running headdiv (its base URL) to compute the file, instead of one started here"
     )
