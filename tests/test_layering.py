@@ -257,3 +257,41 @@ def test_javascript_lives_only_in_the_dashboards_assets() -> None:
         if re.search(r"function\s*\(|=>\s*\{|dash_clientside", path.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+PER_MODULE = {
+    "VIEW": "each view module's own View, collected by the views' registry",
+    "VIEW_ID": "each view module's own id",
+    "CHARTS": "each view module's own chart names (and the figure catalogue's table of them)",
+}
+"""Names every module of a kind defines for itself, read through its module (`views.ensemble.VIEW`)."""
+
+
+def test_one_name_one_value() -> None:
+    """A module-level constant's name means one value across the package: two `POLL_S` of 2.0 and 0.05 made a
+    reader of one think they knew the other. Values compare as Python sees them (two paths to the same
+    folder are one value)."""
+    import importlib
+
+    seen: dict[str, list[tuple[str, object]]] = {}
+    for path in sources("headdiv"):
+        module = module_of(path)
+        if module.endswith("__main__"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {
+            target.id
+            for node in tree.body
+            for target in (node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)])
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name)
+        }
+        loaded = importlib.import_module(module)
+        for name in names:
+            if name.isupper() and len(name) > 1 and name not in PER_MODULE:
+                seen.setdefault(name, []).append((module, getattr(loaded, name)))
+    clashes = {
+        name: [(module, repr(value)[:60]) for module, value in where]
+        for name, where in seen.items()
+        if any(value != where[0][1] for _, value in where[1:])
+    }
+    assert clashes == {}

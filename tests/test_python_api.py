@@ -21,7 +21,7 @@ from headdiv.figures.catalog import CHARTS
 from headdiv.jobs.ids import job_id
 from headdiv.lab.calls import CALLS
 from headdiv.lab.links import PAGE_OF
-from headdiv.lab.summaries import SUMMARIES, TABLES
+from headdiv.lab.summaries import RESULT_TABLES, SUMMARIES
 from headdiv.schemas.fields import canonical, refusal_lines
 from headdiv.schemas.results.reports import ModelHeadsReport
 from tests.server.conftest import embedded_settings
@@ -45,7 +45,7 @@ def test_import_headdiv_is_light_and_names_every_call() -> None:
 
 def test_every_result_has_a_summary_a_table_charts_and_a_page() -> None:
     models = {spec.result for spec in CALLS.values()} | {ModelHeadsReport}
-    assert models <= set(SUMMARIES) and models <= set(TABLES) and models <= set(CHARTS)
+    assert models <= set(SUMMARIES) and models <= set(RESULT_TABLES) and models <= set(CHARTS)
     assert set(CALLS) - {"hdi"} <= set(PAGE_OF)  # arbitrary matrices have no view: url() says so
 
 

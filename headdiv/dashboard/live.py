@@ -60,7 +60,7 @@ MOVE_HEADER = "x-headdiv-move"
 """Sent by assets/live.js for a slider's movement (its values pass: they are not kept for the next start)."""
 WAIT_S = 2.0
 """How long a live request waits for its computation (a cached or small one arrives within it)."""
-CACHE_BYTES = int(os.environ.get("HEADDIV_LIVE_CACHE_BYTES") or 32 << 20)
+LIVE_CACHE_BYTES = int(os.environ.get("HEADDIV_LIVE_CACHE_BYTES") or 32 << 20)
 LARGE_FONTS = {"font.size": 17, "title.font.size": 20, "legend.font.size": 15}
 """The projector's font sizes, as assets/large_fonts.js sets them on a chart Dash drew: a live figure comes
 with them, so that script finds nothing to change (no second layout pass per movement)."""
@@ -87,7 +87,7 @@ class FigureCache:
     state a page opened on (a link, a tour's slide, a preset) is not drawn again by a server started as the
     class walks in, when drawing it cold takes a second or more."""
 
-    def __init__(self, limit: int = CACHE_BYTES, kept: str | None = None) -> None:
+    def __init__(self, limit: int = LIVE_CACHE_BYTES, kept: str | None = None) -> None:
         self.limit = limit
         self.kept = kept
         self._answers: ByteLRU[str, bytes] = ByteLRU(limit, len)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 Kind = Literal["int", "float", "choice", "bool", "floats", "flags", "name"]
 Value = Any
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
+SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
 """A name the server gives (a model's id: `dir:tiny-t5`, `Qwen/Qwen2.5-0.5B`): letters, digits and _ . : / -."""
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -86,7 +86,7 @@ class Param:
         if self.kind == "name":
             if not text:
                 return self.default, None
-            if not NAME.fullmatch(text):
+            if not SERVER_NAME.fullmatch(text):
                 raise ValueError(f"{self.shown}: {text[:40]!r} is not a name (letters, digits and _ . : / -)")
             return text, None
         if self.kind == "choice":

@@ -21,7 +21,7 @@ from dash import Dash
 
 from headdiv.schemas.lru import ByteLRU
 
-CACHE_BYTES = int(os.environ.get("HEADDIV_CALLBACK_CACHE_BYTES") or 16 << 20)
+CALLBACK_CACHE_BYTES = int(os.environ.get("HEADDIV_CALLBACK_CACHE_BYTES") or 16 << 20)
 EXTENSION = "headdiv_shared_callbacks"
 Answer = tuple[int, bytes, str]
 """A callback's answer: HTTP status, body and mimetype."""
@@ -30,7 +30,7 @@ Answer = tuple[int, bytes, str]
 class SharedCallbacks:
     """The pure callbacks' outputs (Dash's callback keys) and their answers by body hash."""
 
-    def __init__(self, limit: int = CACHE_BYTES) -> None:
+    def __init__(self, limit: int = CALLBACK_CACHE_BYTES) -> None:
         self.limit = limit
         self.outputs: set[str] = set()
         self._answers: ByteLRU[str, Answer] = ByteLRU(limit, lambda answer: len(answer[1]))

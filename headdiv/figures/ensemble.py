@@ -21,7 +21,7 @@ from headdiv.figures.theme import (
 )
 from headdiv.schemas.results.simulation import SimulationResult, SingleHead
 
-PARTS = ("bias2", "variance", "covariance")
+MSE_PARTS = ("bias2", "variance", "covariance")
 
 
 def decomposition_bars(result: SimulationResult) -> go.Figure:
@@ -34,7 +34,7 @@ def decomposition_bars(result: SimulationResult) -> go.Figure:
     ]
     names = [r[0] for r in rows]
     fig = go.Figure()
-    for part in PARTS:
+    for part in MSE_PARTS:
         fig.add_bar(
             x=names,
             y=[getattr(r, part, 0.0) for _, r in rows],  # a lone head has no covariance

@@ -33,7 +33,7 @@ from headdiv.lab.results import Result
 from headdiv.schemas.fields import canonical, error_lines
 from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelComparison, ModelHeadsReport
 
-POLL_S = 2.0
+LONG_POLL_S = 2.0
 CHECK_TIMEOUT_S = 10.0
 """How long `connect` waits for a server's health answer (a busy server still answers it at once)."""
 
@@ -204,7 +204,7 @@ class Lab:
         `InvalidRequest` with every field line, a server gone (or never there) as `ServerUnreachable`, anything
         else as `JobFailed`; each names the server, since the client's messages are written for its page."""
         assert self.url is not None
-        client = ApiClient(self.url, timeout=max(30.0, POLL_S + 30), agent="headdiv-python")
+        client = ApiClient(self.url, timeout=max(30.0, LONG_POLL_S + 30), agent="headdiv-python")
         try:
             yield client
         except ApiError as exc:
@@ -223,14 +223,14 @@ class Lab:
                 return spec.result.model_validate(api.get(spec.path, body))
             if spec.kind is None:
                 return spec.result.model_validate(api.post(spec.path, body))
-            state = api.submit(spec.path, body, wait=POLL_S)
+            state = api.submit(spec.path, body, wait=LONG_POLL_S)
             deadline = time.monotonic() + self.timeout_s
             try:
                 while not state.done:
                     bar(state.progress)
                     if time.monotonic() > deadline:
                         raise TimeoutError(f"job {state.job_id} not done in {self.timeout_s:g} s")
-                    state = api.job(state.job_id, wait=POLL_S)
+                    state = api.job(state.job_id, wait=LONG_POLL_S)
             except BaseException:  # Ctrl-C, a notebook's stop button, the timeout: the server stops it too
                 if not state.done:
                     with contextlib.suppress(ApiError):  # a server gone away: the reason to stop stays the one raised

@@ -118,7 +118,7 @@ def summary_rows(result: ResultModel) -> Rows:
     return rows(result)
 
 
-TABLES: dict[type[ResultModel], Callable[[Any], Table]] = {
+RESULT_TABLES: dict[type[ResultModel], Callable[[Any], Table]] = {
     SimulationResult: lambda r: [{"head": i + 1, **h.model_dump()} for i, h in enumerate(r.heads)],
     SurfaceResult: lambda r: [
         {r.x.param: x, r.y.param: y, **{m: grid[i][j] for m, grid in r.metrics.items()}}
@@ -143,7 +143,7 @@ TABLES: dict[type[ResultModel], Callable[[Any], Table]] = {
 
 
 def table_of(result: ResultModel) -> Table:
-    rows = TABLES.get(type(result))
+    rows = RESULT_TABLES.get(type(result))
     if rows is None:
         raise KeyError(f"no table for {type(result).__name__}")
     return rows(result)

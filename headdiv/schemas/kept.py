@@ -27,7 +27,7 @@ from headdiv.version import __version__
 
 log = logging.getLogger(__name__)
 
-NAME = re.compile(r"[A-Za-z0-9._-]{1,200}")
+KEPT_NAME = re.compile(r"[A-Za-z0-9._-]{1,200}")
 """A kept file's name: one path segment, never a way out of the folder."""
 MAX_KIND_BYTES = 64 << 20
 """Each kind's folder is bounded: past this, the files least recently used go (a page whose body changes at
@@ -64,7 +64,7 @@ def code_digest() -> str:
 
 
 def _path(kind: str, name: str) -> Path | None:
-    if not NAME.fullmatch(kind) or not NAME.fullmatch(name):
+    if not KEPT_NAME.fullmatch(kind) or not KEPT_NAME.fullmatch(name):
         raise ValueError(f"not a kept file's name: {kind}/{name}")
     folder = kept_dir()
     return None if folder is None else folder / kind / name

@@ -45,7 +45,7 @@ def registries_table() -> str:
     return "\n".join(rows)
 
 
-TABLES: dict[str, dict[str, str]] = {
+GENERATED_TABLES: dict[str, dict[str, str]] = {
     "docs/engine.md": {"registries": registries_table(), "cost-parts": cost.docs_table()},
     "docs/api.md": {"job-kinds": docs_table()},
 }
@@ -65,7 +65,7 @@ def stale(root: Path = ROOT) -> list[str]:
     """The docs files whose generated tables differ from the registries."""
     return [
         path
-        for path, tables in TABLES.items()
+        for path, tables in GENERATED_TABLES.items()
         if render((root / path).read_text(), tables) != (root / path).read_text()
     ]
 
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if outdated else 0
     for path in outdated:
         target = args.root / path
-        target.write_text(render(target.read_text(), TABLES[path]))
+        target.write_text(render(target.read_text(), GENERATED_TABLES[path]))
         print(f"updated {path}")
     return 0
 

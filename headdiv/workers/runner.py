@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from headdiv.workers.engine.hooks import Hooks
 
 Publish = Callable[[JobState], None]
-PROGRESS_EVERY_S = 0.2
+PUBLISH_EVERY_S = 0.2
 """Progress alone (no cell done, no partial result) is published at most this often."""
 PARTIAL_EVERY_S = 0.25
 """How often a job not made of cells publishes the result its engine hands it so far."""
@@ -73,7 +73,7 @@ class _Record:
             changes["progress"] = max(self.state.progress, min(1.0, float(changes["progress"])))
         self.state = self.state.model_copy(update=changes)
         now = time.monotonic()
-        if always or now - self._last >= PROGRESS_EVERY_S:
+        if always or now - self._last >= PUBLISH_EVERY_S:
             self._last = now
             self._publish(self.state)
 

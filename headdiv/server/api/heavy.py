@@ -22,7 +22,7 @@ from fastapi import HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
 T = TypeVar("T")
-POLL_S = 0.05
+CHECK_EVERY_S = 0.05
 
 
 class ClientGone(Exception):
@@ -82,7 +82,7 @@ class HeavyWork:
                     f"the server is busy: all {self.slots} {self.name} slot(s) are in use; retry in {retry} s",
                     headers={"Retry-After": str(retry)},
                 )
-            await asyncio.sleep(POLL_S)
+            await asyncio.sleep(CHECK_EVERY_S)
 
     async def run(self, request: Request, fn: Callable[[Callable[[], bool]], T]) -> T:
         """`fn(should_stop)` in a thread, in a slot; raises ClientGone, TimedOut or fn's own exceptions."""
@@ -99,7 +99,7 @@ class HeavyWork:
             task = asyncio.ensure_future(run_in_threadpool(fn, should_stop))
             gone = False
             while not task.done():
-                await asyncio.wait({task}, timeout=POLL_S * 4)
+                await asyncio.wait({task}, timeout=CHECK_EVERY_S * 4)
                 if not task.done() and not gone and await request.is_disconnected():
                     gone = True
                     stop.set()  # the thread ends at its next check; its slot is freed only then

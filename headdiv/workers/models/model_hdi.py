@@ -22,7 +22,7 @@ from headdiv.workers.models.head_counts import resolve_head_counts
 from headdiv.workers.models.heads import split_fused_rows, split_gpt2_c_attn, split_heads, split_interleaved
 from headdiv.workers.models.naming import AttentionLayout, LayerTensors, detect_layout, wanted
 
-MAX_ANGLE_PAIRS = 496
+MODEL_ANGLE_PAIRS = 496
 """Principal angles are listed for at most this many key-head pairs per layer (all pairs of 32 heads)."""
 
 MAX_WORK = 2e11
@@ -37,7 +37,7 @@ def estimated_work(n_layers: int, d_model: int, query_width: int, key_width: int
     heads_kv = key_width // d_k
     pairs = d_model * (query_width**2 + 2 * key_width**2)
     bases = 4.0 * d_model * d_k * (query_width + 2 * key_width)
-    angles = 20.0 * d_k**3 * min(MAX_ANGLE_PAIRS, heads_kv * (heads_kv - 1) // 2)
+    angles = 20.0 * d_k**3 * min(MODEL_ANGLE_PAIRS, heads_kv * (heads_kv - 1) // 2)
     return n_layers * (pairs + bases + angles)
 
 
@@ -149,7 +149,7 @@ def _measure_layer(
     q_weight, k_weight = _layer_heads(layout, lt, mats, num_heads)
     key_heads = split_heads(k_weight, num_kv_heads)
     query_heads = split_heads(q_weight, num_heads)
-    key = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) key heads", key_heads, max_angle_pairs=MAX_ANGLE_PAIRS)
+    key = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) key heads", key_heads, max_angle_pairs=MODEL_ANGLE_PAIRS)
     query = _hdi_or_error(f"layer {lt.layer} ({lt.stem}) query heads", query_heads, max_angle_pairs=0)
     return {
         "layer": lt.layer,

@@ -32,7 +32,7 @@ from headdiv.schemas import Scenario
 from headdiv.workers.runner import JobRun, fill_cells, run_and_publish
 
 log = logging.getLogger(__name__)
-PROGRESS_EVERY_S = 0.2
+PUBLISH_EVERY_S = 0.2
 CANCEL_EVERY_S = 0.25
 
 
@@ -66,7 +66,7 @@ class _JobHooks:
 
     def progress(self, value: float) -> None:
         now = time.monotonic()
-        if value < 1.0 and now - self._last_progress < PROGRESS_EVERY_S:
+        if value < 1.0 and now - self._last_progress < PUBLISH_EVERY_S:
             return
         self._last_progress = now
         self.job.meta["progress"] = max(0.0, min(1.0, float(value)))

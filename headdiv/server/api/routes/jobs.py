@@ -20,12 +20,12 @@ from headdiv.server.api.responses import (
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{64}$", description="The job id (64 hex digits).")]
 NO_JOB = "no job {}: it was never submitted here, or its result has expired; submit its request again"
-NOT_FOUND: dict[int | str, dict[str, Any]] = {
+JOB_NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"description": "No job with this id (never submitted, or expired)."}
 }
 
 
-@router.get("/{job_id}", responses={**JOB_RESPONSES, **NOT_FOUND}, summary="Poll a job")
+@router.get("/{job_id}", responses={**JOB_RESPONSES, **JOB_NOT_FOUND}, summary="Poll a job")
 async def get_job(
     job_id: JobId, backend: BackendDep, settings: SettingsDep, wait: float = WaitQuery, until: Until = UntilQuery
 ) -> Response:
@@ -35,7 +35,7 @@ async def get_job(
     return job_response(state)
 
 
-@router.delete("/{job_id}", responses={**JOB_RESPONSES, **ERROR_RESPONSES, **NOT_FOUND}, summary="Cancel a job")
+@router.delete("/{job_id}", responses={**JOB_RESPONSES, **ERROR_RESPONSES, **JOB_NOT_FOUND}, summary="Cancel a job")
 async def cancel_job(job_id: JobId, backend: BackendDep) -> Response:
     """Queued jobs end at once; running ones stop at the engine's next step (202 until then)."""
     state = await call(backend, backend.cancel, job_id)

@@ -41,7 +41,7 @@ from headdiv.server.polls import (
 
 router = APIRouter(prefix="/polls", tags=["polls"])
 PollId = Annotated[str, Path(pattern=POLL_ID_PATTERN, description="The poll's id (16 URL-safe characters).")]
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such poll (never opened, or expired)."}}
+POLL_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such poll (never opened, or expired)."}}
 _lock = threading.Lock()
 
 
@@ -81,7 +81,9 @@ async def create_poll(body: PollCreate, request: Request, backend: BackendDep) -
     return _view(view, 201)
 
 
-@router.get("/{poll_id}", response_model=PollView, responses={**ERROR_RESPONSES, **NOT_FOUND}, summary="Read a poll")
+@router.get(
+    "/{poll_id}", response_model=PollView, responses={**ERROR_RESPONSES, **POLL_NOT_FOUND}, summary="Read a poll"
+)
 async def get_poll(poll_id: PollId, request: Request, backend: BackendDep) -> JSONResponse:
     view = await call(backend, poll_store(request, backend).get, poll_id)
     if view is None:
@@ -93,7 +95,7 @@ async def get_poll(poll_id: PollId, request: Request, backend: BackendDep) -> JS
     "/{poll_id}/voters",
     response_model=VoterIssued,
     status_code=201,
-    responses={**ERROR_RESPONSES, **NOT_FOUND, 200: {"description": "The token sent is valid: it is given back."}},
+    responses={**ERROR_RESPONSES, **POLL_NOT_FOUND, 200: {"description": "The token sent is valid: it is given back."}},
     summary="Get a voter token",
 )
 async def voter_token(poll_id: PollId, body: VoterRequest, request: Request, backend: BackendDep) -> JSONResponse:
@@ -118,7 +120,7 @@ async def voter_token(poll_id: PollId, body: VoterRequest, request: Request, bac
     response_model=PollView,
     responses={
         **ERROR_RESPONSES,
-        **NOT_FOUND,
+        **POLL_NOT_FOUND,
         403: {"description": "The voter token was not issued by this server for this poll."},
         409: {"description": "This voter has answered already, or the poll is full."},
     },
