@@ -4,16 +4,26 @@
     r = headdiv.simulate(H=8, d_k=4, theta=45)   # computed here (or on a server: headdiv.connect(url))
     r.summary(); r.figure(); r.url(); r.command()
 
-The calls (`simulate`, `surface`, `architecture`, `sweep`, `covariance`, `train`, `hdi`, `theory`, `heads`),
-`connect`, `show` and the `Result` they return are documented in docs/python.md (`headdiv.lab`). They are
-loaded on first use, so `import headdiv` stays light: no torch, no Dash, until a computation runs.
+The calls (`simulate`, `surface`, `architecture`, `sweep`, `covariance`, `train`, `hdi`, `theory`, `heads`,
+`compare_heads`, `local_models`), `connect`, `show` and the `Result` they return are documented in docs/python.md
+(`headdiv.lab`). They are loaded on first use, so `import headdiv` stays light: no torch, no Dash, until a
+computation runs.
 
-One package in floors, imports pointing down (CONTRIBUTING.md, "Layout"; `tests/test_layering.py`):
-`headdiv.version`; `headdiv.schemas` (the torch-free vocabulary); `headdiv.workers` (job protocol, torch
-engine, queue worker) and `headdiv.figures` (Plotly figure builders); `headdiv.client` (the one HTTP client
-of the API); `headdiv.dashboard` (the Dash front end, HTTP only); `headdiv.server` (the API, job submission; it mounts the dashboard); `headdiv.lab` (this
-Python API) and `headdiv.cli` (the command line). The Python API reaches the engine through the job
-protocol, as the server does, and draws with the same figure builders.
+One package in floors, ground first, imports pointing down (CONTRIBUTING.md, "Layout"; `tests/test_layering.py`):
+
+- `version`: the one version of headdiv, a leaf.
+- `schemas`: the ground floor, torch-free: pydantic models at the edges and the registries they are built from.
+- `jobs`: the job protocol every door shares, torch-free: kinds, state, cells, ids, Redis keys, the result cache.
+- `workers`: the compute side: the torch engine, the one runner of a job, the queue worker, trained models.
+- `figures`: the Plotly figure builders: a result in, a figure out.
+- `client`: the one HTTP client of the API, for the dashboard and for `headdiv.connect(url)`.
+- `dashboard`: the Dash front end; it talks to the API over HTTP.
+- `server`: the FastAPI app (the API under /api/v1, the job backends); it mounts the dashboard.
+- `lab`: this Python API.
+- `cli`: the `headdiv` command line.
+
+The Python API computes as the server does (jobs through `headdiv.workers.runner`, reports through
+`headdiv.workers.instant_reports`) and draws with the same figure builders.
 """
 
 from __future__ import annotations

@@ -295,3 +295,52 @@ def test_one_name_one_value() -> None:
         if any(value != where[0][1] for _, value in where[1:])
     }
     assert clashes == {}
+
+
+BULLET = re.compile(r"^\s*-\s+(`[^`]+`(?:(?:,\s*(?:and\s+)?|\s+and\s+)`[^`]+`)*)\s*:")
+"""A docstring line "- `a`, `b`: ..." (a bullet whose leading backticked names come before a colon)."""
+
+
+def docstring_problems(docstring: str, names: set[str]) -> list[str]:
+    """What a package docstring gets wrong about its folder, whose modules and subpackages are `names`: each one it
+    does not name in backticks, and each name a bullet leads with that is not there."""
+    missing = [f"`{name}` is not named" for name in sorted(names) if f"`{name}`" not in docstring]
+    stale = [
+        f"a bullet names `{name}`, which is not in the folder"
+        for line in docstring.splitlines()
+        if (bullet := BULLET.match(line))
+        for name in re.findall(r"`([^`]+)`", bullet.group(1))
+        if name not in names
+    ]
+    return missing + stale
+
+
+def folder_names(folder: Path) -> set[str]:
+    """A package folder's modules (but `__init__` and `__main__`) and subpackages."""
+    modules = {p.stem for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    return modules | {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+
+
+def test_every_package_docstring_names_what_is_in_its_folder() -> None:
+    """A reader opening a package's `__init__` learns what each of its modules is for, and nothing that moved away."""
+    problems = [
+        f"{init.relative_to(ROOT)}: {problem}"
+        for init in sorted((ROOT / "headdiv").rglob("__init__.py"))
+        for problem in docstring_problems(
+            ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or "", folder_names(init.parent)
+        )
+    ]
+    assert problems == []
+
+
+def test_the_docstring_check_catches_a_missing_module_and_a_stale_bullet() -> None:
+    doc = "A package.\n\n- `kept`, `gone`: one of them moved away\n- `other` and `sub`: here\n\nSee `kept`'s notes."
+    assert docstring_problems(doc, {"kept", "other", "sub", "new"}) == [
+        "`new` is not named",
+        "a bullet names `gone`, which is not in the folder",
+    ]
+    assert docstring_problems(doc.replace("`gone`", "`new`"), {"kept", "other", "sub", "new"}) == []
+    assert (
+        docstring_problems("- `a`, and `b`: two\n- `c`: `d` is no module, but not a leading name", {"a", "b", "c"})
+        == []
+    )

@@ -5,6 +5,14 @@ Heavy imports (torch, the engine, FastAPI, Dash) happen inside the subcommand th
 or `-` for stdin), validate it with the same pydantic model the HTTP API uses, and print the result as
 JSON on stdout; progress and errors go to stderr. Bad input exits with status 2 and one
 `<field>: <reason>` line per problem, never a traceback.
+
+This module builds the parser (`build_parser`) and runs it (`main`, the console script); the subcommands:
+
+- `services`: `serve` (API and dashboard), `worker`, `warm` and `dashboard` (alone).
+- `engine_commands`: one subcommand per job kind, plus the instant reports (`hdi`, `theory`).
+- `heads`: `headdiv heads`: a trained model's heads measured, clustered and ranked.
+- `export_command`: `headdiv export`: a tour, or the view a link shows, as one self-contained HTML file.
+- `common`: what every subcommand shares: exit statuses, defaults, input errors, JSON in and out, progress lines.
 """
 
 from __future__ import annotations

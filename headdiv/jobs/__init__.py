@@ -4,11 +4,14 @@ them (torch-free: it sits below the engine, and everyone above imports it withou
 - `kinds`: the job kinds, each declared once (request model, route, subcommand);
 - `state`: the one typed job state (the API's answer, both backends' record, the dashboard's view);
 - `cells`: a job's cells, expanded, hashed and looked up once;
-- `ids`, `keys`: job identity and the Redis key names both sides use;
+- `ids`: job identity, one hash of the canonical request, so identical work is done once;
+- `keys`: the Redis key names both sides use, namespaced and versioned by the engine;
 - `failures`: what a job raised, as a reason the user can read;
 - `cache`: the result cache protocol, in memory (embedded) or in Redis (scaled);
-- `redis_client`, `settings`, `rq_conventions`, `worker_info`: the connection, the shared settings, the
-  queue's task names and worker names, and what a worker says about itself at each heartbeat.
+- `redis_client`: Redis connections with short timeouts;
+- `settings`: the settings both sides of a job read (where the queue and the cache are, their timing);
+- `rq_conventions`: the queue's conventions the API and the workers share (task names, worker names);
+- `worker_info`: what a worker says about itself at each heartbeat, and how the API reads it back.
 
 The runner that computes a job (`headdiv.workers.runner`) and a multi-cell result's assembly
 (`headdiv.workers.assembly`) call the engine, and so live on the compute side.

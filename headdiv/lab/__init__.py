@@ -4,12 +4,22 @@ Every call takes the fields of the API's request body as keyword arguments (or t
 validates them with the API's own model (a bad value raises `InvalidRequest`, whose lines name the field
 as the API's 422 does), runs the computation, and returns a `headdiv.lab.results.Result`.
 
-By default the computation runs in this process (CUDA when torch sees a GPU), through the same job
-protocol as the server's (`headdiv.workers.runner.run_job`) and with the engine compiled as a server
-compiles it (`engine_ready`); `headdiv.connect(url)` sends the same calls to a running server (its cache, its
-GPU workers), after checking that one answers there, and returns the same objects, with the same job id.
+By default the computation runs in this process (CUDA when torch sees a GPU): a job through the same runner as
+the server's (`headdiv.workers.runner`, whose `run_job` computes one here), a report through the server's own road
+(`headdiv.workers.instant_reports`), with the engine compiled as a server compiles it (`engine_ready`).
+`headdiv.connect(url)` sends the same calls to a running server (its cache, its GPU workers), after checking that
+one answers there, and returns the same objects, with the same job id.
 Long jobs show a progress bar (tqdm's, notebook-aware, when tqdm is installed) and stop on Ctrl-C or a
 notebook's stop button: a local run is interrupted, a remote job is cancelled on the server.
+
+This module holds `Lab` (where the calls run) and the calls themselves; beside it:
+
+- `calls`: the calls' declarations (`CALLS`), one per job kind and report, with the API's request models.
+- `engine`: the engine as this process runs it for the calls, compiled first as every server's is.
+- `results`: what a call returns (`Result`): the typed result, its request, summary, figures, link and command.
+- `summaries`: each result's key numbers (its summary) and its table (its DataFrame).
+- `links`: a result's dashboard link: the page state whose view computes that very request.
+- `show`: `headdiv.show(result)`: the dashboard at that result's state, in the form that lasts where Python runs.
 """
 
 from __future__ import annotations

@@ -1,6 +1,27 @@
-"""headdiv service side: the FastAPI app, job submission, the cache, and the `headdiv` command line.
+"""headdiv's service side: the FastAPI app, the two job backends, and the dashboard's mount.
 
-The version lives in `headdiv.version` so the engine, the worker and the API always report the same one.
+The result cache and the job protocol live in `headdiv.jobs`, the command line in `headdiv.cli`. The version lives
+in `headdiv.version` so the engine, the worker and the API always report the same one.
+
+The app:
+- `main`: the FastAPI application (`create_app`): the API under /api/v1, the job backend, the dashboard at `/`.
+- `settings`: the API's settings: the job settings it shares with the workers, plus its own.
+- `api`: the HTTP API, one router per domain under /api/v1.
+- `backends`: where jobs run: in this process (embedded) or on an RQ queue (scaled), one protocol.
+- `dashboard_mount`: the Dash dashboard, mounted at `/` through a2wsgi, its callback route hardened.
+- `start_up`: what an embedded server does in the background as it starts (compile, speed, the first views).
+- `in_process`: the app served from a thread of this process on a free loopback port (`headdiv.show`, export).
+
+Serving many visitors:
+- `admission`: how much work the service takes on, from one client and from everyone.
+- `activity`: when people last asked this server something, so the start-up's own work waits for a quiet moment.
+- `shared_responses`: responses that are the same for every visitor, built and compressed once per process.
+- `http_guard`: the HTTP connection's own limits, before any request reaches the app.
+- `refusals`: refused requests: one log line each, with the reason the client was given.
+
+The lecture hall:
+- `polls`: where class polls are counted: in memory (embedded) or in the queue's Redis (scaled).
+- `rooms`: rooms: every phone in a lecture hall follows what the lecturer's page shows.
 """
 
 from headdiv.version import __version__

@@ -1,6 +1,7 @@
 """The one runner: computes a job and publishes its record as it goes.
 
-Every door that computes a job calls `run`: the embedded backend's threads, the RQ task, the command line.
+Every door that computes a job calls it: the embedded backend's threads and the RQ task `run_and_publish`,
+the command line and the Python API `run_job`.
 The runner writes the job's state through `publish` at each step (running, progress, each cell done with
 the partial result assembled from the cells so far, the outcome), so a reader never re-derives a running
 job from the cache: the embedded backend keeps the last state in memory, the RQ task stores it in Redis

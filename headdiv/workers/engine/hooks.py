@@ -1,6 +1,6 @@
 """What a caller may hand a long computation of the engine, and the shape of a job's runner.
 
-The engine owns these types: the job protocol (`headdiv.workers.runner`) builds hooks from its
+The engine owns these types: the runner (`headdiv.workers.runner`) builds hooks from its
 runner's record and passes them down; the engine never imports the job protocol. Torch-free.
 """
 
