@@ -13,9 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,8 @@ import pytest
 from safetensors.numpy import save_file
 
 from tests.conftest import need
+from tests.server.helpers import free_port
+from tests.serving import serving
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -101,47 +101,16 @@ def test_the_plain_environment_lacks_the_extras(plain_python: Path) -> None:
     assert found == "['headdiv']"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def plain_server(
     plain_python: Path, plain_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, Path]]:
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("plain-log") / "server.log"
-    log = open(log_path, "w")  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen(
-        [str(plain_python.parent / "headdiv"), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=log_path.parent,
-        env=plain_env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"headdiv serve exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                if httpx.get(url + "/api/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "headdiv serve did not answer within 120 s"
-            time.sleep(0.3)
+    command = [str(plain_python.parent / "headdiv"), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with serving(command, url, plain_env, log_path):
         yield url, log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _path_values(client: httpx.Client) -> dict[str, str]:

@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import pytest
 import headdiv
 from headdiv import lab
 from headdiv.lab import show as show_module
+from tests.serving import serving
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL: dict[str, Any] = {"H": 4, "d_k": 2, "n": 64, "replicates": 20, "queries": 16, "seed": 7}
@@ -48,30 +48,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CACHE_REDIS_URL")}
     env.update({"HEADDIV_CACHE_DIR": "off", "HEADDIV_WARM_START": "false", "PYTHONUNBUFFERED": "1"})
     log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "headdiv.cli", "serve", "--port", port],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 600
-        while True:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, f"no engine speed after 600 s:\n{log.read_text()}"
-            try:
-                if httpx.get(f"{url}/api/v1/health", timeout=5).json().get("speed") is not None:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
+    command = [sys.executable, "-m", "headdiv.cli", "serve", "--port", port]
+    with serving(command, url, env, log, cwd=ROOT, ready=lambda health: health.get("speed") is not None, timeout_s=600):
         yield url
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 @pytest.mark.slow

@@ -5,14 +5,13 @@ large fonts (the revealed figure on the first screen; the room's line warns when
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from headdiv.dashboard.poll_links import unreachable_note
 from tests.dashboard.test_rooms import SMALL, follows, query_of
+from tests.dashboard.test_rooms import phone as screen  # any size, despite its name
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 STEP = "tour=why-many-heads&step=3"  # a prediction step: "θ goes from 0° to 90°: does the MSE rise, fall or stay?"
@@ -27,18 +26,6 @@ DETACHING = """() => [...document.querySelectorAll('#tabs, .sidebar, .view-contr
   .map((e) => e.id || String(e.className) || e.tagName)"""
 PROMPTS_SHOWN = """(prompt) => [...document.querySelectorAll('p, h1, h2, h3, label, legend')]
   .filter((e) => e.getClientRects().length > 0 && e.innerText.includes(prompt)).length"""
-
-
-@contextmanager
-def screen(browser: Any, url: str, width: int, height: int) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
-        page.goto(url)
-        yield page
-    finally:
-        context.close()
 
 
 def test_a_following_phone_answers_in_one_place_and_has_no_control_that_takes_it_away(
