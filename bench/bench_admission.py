@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from fastapi.testclient import TestClient  # noqa: E402
 
 from headdiv.server.main import create_app  # noqa: E402
-from headdiv.server.settings import ServerSettings  # noqa: E402
+from headdiv.server.server_settings import ServerSettings  # noqa: E402
 
 ENDED = ("finished", "failed", "canceled")
 SIMULATIONS = "/api/v1/simulations"

@@ -63,7 +63,7 @@ def batch_ratio(repeat: int) -> None:
 def surface_against_floors() -> None:
     import torch
 
-    from headdiv.jobs.cache.memory import MemoryCache
+    from headdiv.jobs.cache.memory_cache import MemoryCache
     from headdiv.schemas import SurfaceRequest
     from headdiv.workers.runner import run_job
 
@@ -88,7 +88,7 @@ def first_partial() -> None:
     from fastapi.testclient import TestClient
 
     from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
 
     app = create_app(ServerSettings(redis_url=None, warm_up=False, warm_start=False), mount_dashboard=False)
     bodies = {
@@ -143,7 +143,7 @@ def fan_out_once(redis_url: str, count: int) -> float:
     from headdiv.schemas import SurfaceRequest
     from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
     from tests.server.helpers import delete_queue
 
     queue = f"bench-{secrets.token_hex(4)}"

@@ -95,7 +95,7 @@ def seconds(run: Callable[[], Any], repeat: int) -> float:
 def corners() -> list[tuple[str, Any]]:
     """(label, request) of every corner, validated."""
     from headdiv.schemas import CovarianceRequest, Scenario
-    from headdiv.schemas.training import TrainingRequest
+    from headdiv.schemas.training_request import TrainingRequest
     from headdiv.workers.engine.speed import CALIBRATION
 
     calibration = {CALIBRATED: {**CALIBRATION, "replicates": 64}}

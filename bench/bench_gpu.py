@@ -85,7 +85,7 @@ def inputs(shape: tuple[int, ...], dev: torch.device) -> tuple[torch.Tensor, ...
 
 
 def nw_table(dev: torch.device, bandwidth: float) -> None:
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
     from headdiv.workers.engine import nw
 
     t = time.perf_counter()
@@ -223,7 +223,7 @@ def surface_cells(seed: int) -> list[object]:
 def surface(dev: torch.device) -> None:
     """The 16 x 16 surface: first run of its seed and again with its draws kept; with all cells in one batch
     (2^26 estimates), and with larger chunks of training sets too."""
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
     from headdiv.workers.engine import simulation
     from headdiv.workers.engine.sampling import forget_draws
 
@@ -327,7 +327,7 @@ def largest(dev: torch.device) -> None:
     from pydantic import ValidationError
 
     from headdiv.schemas import Scenario
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
     from headdiv.workers.engine.sampling import forget_draws
     from headdiv.workers.engine.simulation import simulate
 

@@ -54,9 +54,9 @@ def bookkeeping(seed: int) -> dict[str, float]:
     from fastapi.testclient import TestClient
 
     import headdiv.jobs.ids as ids
-    from headdiv.jobs.cache.memory import MemoryCache
+    from headdiv.jobs.cache.memory_cache import MemoryCache
     from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
 
     counts: Counter[str] = Counter()
     real_get, real_set, real_sha = MemoryCache.get, MemoryCache.set, hashlib.sha256

@@ -52,7 +52,7 @@ RECORDER = """() => { window.__seen = []; let last = "";
 
 def changes() -> list[str]:
     """30 states: a tour walk (5 steps, there and back, twice) and a θ drag of 10 positions."""
-    from headdiv.dashboard.tours import TOURS
+    from headdiv.dashboard import TOURS
 
     steps = len(TOURS[TOUR].steps)
     bounce = [*range(1, steps + 1), *range(steps - 1, 1, -1)]  # 1..5..2, then 1 again: never twice in a row

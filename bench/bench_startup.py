@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import embedded_server  # noqa: E402
-from headdiv.dashboard.warm import warm_requests  # noqa: E402
+from headdiv.dashboard import warm_requests  # noqa: E402
 
 DEFAULT = next(body for path, body in warm_requests() if path == "/simulations")
 """The dashboard's default simulation (what its first view draws)."""

@@ -31,7 +31,7 @@ import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
 from headdiv.server.main import create_app  # noqa: E402
-from headdiv.server.settings import ServerSettings  # noqa: E402
+from headdiv.server.server_settings import ServerSettings  # noqa: E402
 from headdiv.workers.models.builtin import builtin_files, builtin_hdi  # noqa: E402
 
 MODEL = "all-MiniLM-L6-v2"

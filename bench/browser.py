@@ -16,7 +16,7 @@ and the number of `_dash-update-component` requests the browser sent per slider 
 the press until the page has been quiet for a second).
 
 Then, per view whose charts follow the hand (Ensemble, Weighting), side by side in the same run: with the
-live path (`headdiv/dashboard/live.py`, `assets/live.js`) and with only the release's drawing (the requests
+live path (`headdiv/dashboard/drawing/live.py`, `assets/live.js`) and with only the release's drawing (the requests
 of a movement and those asked ahead blocked in the browser: the charts wait for the three Dash callback
 waves of the release, as before the live path existed):
   key press -> all charts   a θ key press (a new value each time) until every chart of the view shows new data,
@@ -109,7 +109,7 @@ def started(log_dir: Path, extra: dict[str, str] | None = None) -> Iterator[str]
 def settle(url: str, limit_s: float = 600) -> None:
     """Until every computation of the warm start is done (each is asked for; a running one is joined), so
     the measurements do not share the CPU with it and the first views are the cached ones a newcomer gets."""
-    from headdiv.dashboard.warm import warm_requests
+    from headdiv.dashboard import warm_requests
 
     deadline = time.monotonic() + limit_s
     with httpx.Client(base_url=url + "/api/v1", timeout=90) as client:

@@ -56,8 +56,8 @@ _FROM = {
         "headdiv.lab",
     ),
     "show": "headdiv.lab.show",
-    "Result": "headdiv.lab.results",
-    "Summary": "headdiv.lab.results",
+    "Result": "headdiv.lab.python_result",
+    "Summary": "headdiv.lab.python_result",
 }
 __all__ = ["__version__", *_FROM]
 
@@ -78,8 +78,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors (loaded l
     from headdiv.lab import sweep as sweep
     from headdiv.lab import theory as theory
     from headdiv.lab import train as train
-    from headdiv.lab.results import Result as Result
-    from headdiv.lab.results import Summary as Summary
+    from headdiv.lab.python_result import Result as Result
+    from headdiv.lab.python_result import Summary as Summary
     from headdiv.lab.show import show as show
 
 

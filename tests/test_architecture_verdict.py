@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from headdiv.figures.sweeps import architecture_mse
-from headdiv.figures.verdicts import NEGLIGIBLE_SHARE, architecture_verdict, read_fit
+from headdiv.figures.sweep_charts import architecture_mse
+from headdiv.figures.verdict_sentences import NEGLIGIBLE_SHARE, architecture_verdict, read_fit
 from headdiv.schemas import Scenario
-from headdiv.schemas.results.sweeps import ArchitectureResult
+from headdiv.schemas.results.sweep_results import ArchitectureResult
 from headdiv.workers.engine import theory as engine
 
 N, BUDGET = 256, 32

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from headdiv import cli
-from headdiv.dashboard.state import UrlRegistry, scenario_params
+from headdiv.dashboard.page.url_state import UrlRegistry, scenario_params
 from headdiv.jobs import ids
 from headdiv.jobs.ids import job_id
 from headdiv.schemas import Scenario, SurfaceRequest

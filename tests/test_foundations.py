@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from headdiv.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
-from headdiv.server.api.routes.foundations import router
+from headdiv.schemas.lesson_queries import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.server.api.routes.foundations_routes import router
 from headdiv.workers.engine.foundations import (
     attention_flops,
     attention_params,

@@ -14,7 +14,7 @@ from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
 from headdiv.schemas.csv_tables import head_clusters_csv
-from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.schemas.results.report_results import ModelHeadsReport
 from headdiv.workers.engine.diversity import hdi, hdi_report
 from headdiv.workers.models import model_hdi
 from headdiv.workers.models.clusters import head_clusters, query_groups
@@ -109,7 +109,7 @@ def test_every_chart_of_a_model_numbers_heads_from_one(tmp_path: Path) -> None:
     """The overlap heatmap, the clustered heatmap, the dendrogram and the contribution chart name the same heads."""
     import re
 
-    from headdiv.figures import models as figs
+    from headdiv.figures import model_charts as figs
 
     rng = np.random.default_rng(8)
     p, d = 16, 2

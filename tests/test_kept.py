@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.kept import keep, kept_dir, read_kept
-from headdiv.schemas.settings import get_engine_settings
 from headdiv.version import __version__
 
 

@@ -115,12 +115,17 @@ def test_the_floors_refuse_an_import_up_sideways_or_of_the_package_itself() -> N
         "headdiv.schemas.fields",
         "headdiv.jobs.kinds",
         "headdiv.version",
-        "headdiv.dashboard.state",
+        "headdiv.dashboard.page.url_state",
         "headdiv.figures.theme",
         "headdiv",
         "headdiv.elsewhere",
     ]
-    assert upward(probe, names) == ["headdiv.dashboard.state", "headdiv.figures.theme", "headdiv", "headdiv.elsewhere"]
+    assert upward(probe, names) == [
+        "headdiv.dashboard.page.url_state",
+        "headdiv.figures.theme",
+        "headdiv",
+        "headdiv.elsewhere",
+    ]
 
 
 def test_nothing_under_workers_imports_the_server() -> None:
@@ -197,7 +202,7 @@ def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:
     loaded = fresh(
         "import headdiv.schemas, headdiv.jobs.kinds, headdiv.jobs.state, headdiv.jobs.ids, "
         "headdiv.jobs.keys, headdiv.jobs.cache, headdiv.jobs.failures, "
-        "headdiv.jobs.settings, headdiv.jobs.rq_conventions; " + LOADED
+        "headdiv.jobs.job_settings, headdiv.jobs.rq_conventions; " + LOADED
     )
     assert loaded == {"torch": False, "engine": [], "server": []}
 
@@ -211,7 +216,7 @@ def test_assembling_a_multi_cell_result_loads_no_torch() -> None:
 
 def test_a_fresh_interpreter_importing_the_dashboard_app_has_no_torch() -> None:
     loaded = fresh(
-        "from headdiv.dashboard.app import create_dash_app; create_dash_app('http://127.0.0.1:9'); " + LOADED
+        "from headdiv.dashboard.page.app import create_dash_app; create_dash_app('http://127.0.0.1:9'); " + LOADED
     )
     assert loaded == {"torch": False, "engine": [], "server": []}
 
@@ -233,7 +238,7 @@ def test_the_api_loads_the_engine_only_when_it_computes(mode: str) -> None:
     the embedded one loads the engine in its runner thread or at the first cheap computation."""
     redis = "'redis://127.0.0.1:9/0'" if mode == "scaled" else "None"
     loaded = fresh(
-        "from headdiv.server.main import create_app; from headdiv.server.settings import ServerSettings\n"
+        "from headdiv.server.main import create_app; from headdiv.server.server_settings import ServerSettings\n"
         f"create_app(ServerSettings(redis_url={redis}, warm_up=False))\n" + LOADED
     )
     assert loaded["torch"] is False and loaded["engine"] == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.memory_cache import MemoryCache
 from headdiv.schemas.lru import ByteLRU
 
 

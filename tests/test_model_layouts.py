@@ -274,8 +274,8 @@ def test_a_folder_through_the_cli_and_the_python_api_is_the_engines_report_with_
 ) -> None:
     import headdiv
     from headdiv.cli import main
-    from headdiv.figures.models import layer_bars
-    from headdiv.schemas.results.reports import ModelHeadsReport
+    from headdiv.figures.model_charts import layer_bars
+    from headdiv.schemas.results.report_results import ModelHeadsReport
 
     saved("t5", tmp_path)
     engine = model_hdi(tmp_path)
@@ -306,8 +306,8 @@ def _server(models_dir: Path) -> Any:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from headdiv.server.api.routes.models import router
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.api.routes.models_routes import router
+    from headdiv.server.server_settings import ServerSettings
 
     app = FastAPI()
     app.state.settings = ServerSettings(models_dir=models_dir)
@@ -422,8 +422,8 @@ def test_files_together_over_the_upload_limit_are_413(tmp_path: Path) -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from headdiv.server.api.routes.models import router
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.api.routes.models_routes import router
+    from headdiv.server.server_settings import ServerSettings
 
     app = FastAPI()
     app.state.settings = ServerSettings(max_upload_bytes=total - 1)
@@ -455,7 +455,7 @@ def _bert_of(layers: int, seed: int, folder: Path) -> Any:
 
 def test_each_heads_diversity_is_its_mean_distance_and_the_layers_mean_is_its_hdi(tmp_path: Path) -> None:
     """The layers x heads heatmap's numbers, against scipy on the modules' own weights."""
-    from headdiv.figures.models import diversity_heatmap
+    from headdiv.figures.model_charts import diversity_heatmap
 
     model = _bert_of(3, 0, tmp_path)
     report = model_hdi(tmp_path)
@@ -505,7 +505,7 @@ def test_two_models_compared_on_one_axis_by_depth_in_python_the_cli_and_a_table(
 
 
 def _report(name: str, keys: list[float], randoms: list[float]) -> Any:
-    from headdiv.schemas.results.reports import ModelHeadsReport
+    from headdiv.schemas.results.report_results import ModelHeadsReport
 
     layers = [
         {
@@ -537,7 +537,7 @@ def _report(name: str, keys: list[float], randoms: list[float]) -> Any:
 
 
 def test_the_comparisons_sentence_says_more_diverse_only_beyond_the_baselines_own_spread() -> None:
-    from headdiv.figures.models import compare_sentence
+    from headdiv.figures.model_charts import compare_sentence
 
     base = _report("base", [0.50, 0.52], [0.49, 0.51])
     tuned = _report("tuned", [0.62, 0.66], [0.50, 0.52])

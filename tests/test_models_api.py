@@ -17,8 +17,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from safetensors.numpy import save
 
-from headdiv.server.api.routes.models import router
-from headdiv.server.settings import ServerSettings
+from headdiv.server.api.routes.models_routes import router
+from headdiv.server.server_settings import ServerSettings
 from headdiv.workers.models import list_builtins
 from tests.conftest import need
 

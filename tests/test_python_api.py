@@ -23,7 +23,7 @@ from headdiv.lab.calls import CALLS
 from headdiv.lab.links import PAGE_OF
 from headdiv.lab.summaries import RESULT_TABLES, SUMMARIES
 from headdiv.schemas.fields import canonical, refusal_lines
-from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.schemas.results.report_results import ModelHeadsReport
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread
 

@@ -50,11 +50,11 @@ COMMON_CHECKS = """
     from fastapi.testclient import TestClient
     from headdiv.cli import main
     from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
     from headdiv.workers import docs
     from headdiv.jobs.ids import CHOICES_FINGERPRINT
-    from headdiv.dashboard.app import build_registry
-    from headdiv.dashboard.controls import field_control
+    from headdiv.dashboard.page.app import build_registry
+    from headdiv.dashboard.page.controls import field_control
     from headdiv.dashboard.views import VIEWS
 
     api = TestClient(create_app(ServerSettings(redis_url=None, warm_up=False), mount_dashboard=False))
@@ -85,9 +85,9 @@ WEIGHTING_SCHEME = (
             return w / w.sum()
     """,
     f"""
-    from headdiv.figures.weighting import scheme_bars
-    from headdiv.dashboard.views import weighting
-    from headdiv.schemas.results.simulation import SimulationResult
+    from headdiv.figures.weighting_charts import scheme_bars
+    from headdiv.dashboard.views import weighting_view as weighting
+    from headdiv.schemas.results.simulation_results import SimulationResult
     from headdiv.schemas import SWEEP_PARAMS
 
     r = post({{{SMALL}, "weights": "inverse_mse", "gamma": 2}})
@@ -152,7 +152,7 @@ JOB_KIND_FILES = {
             steps: Int = Field(3, ge=1, le=100_000, description="Steps to count.")
         """,
     ),
-    "headdiv/schemas/results/labs.py": (
+    "headdiv/schemas/results/lab_results.py": (
         None,
         """
         class CountdownResult(ResultModel):
@@ -170,7 +170,7 @@ JOB_KIND_FILES = {
         from headdiv.workers.engine.hooks import Hooks
         from headdiv.schemas.errors import JobCancelled
         from headdiv.schemas.requests import CountdownRequest
-        from headdiv.schemas.results.labs import CountdownResult
+        from headdiv.schemas.results.lab_results import CountdownResult
 
 
         def run_countdown(request: CountdownRequest, /, **hooks: Unpack[Hooks]) -> CountdownResult:
@@ -190,7 +190,7 @@ JOB_KIND_FILES = {
             "    RunnerEntry(CountdownRequest, CountdownResult, run_countdown),\n",
             "from headdiv.workers.engine.countdown import run_countdown\n"
             "from headdiv.schemas.requests import CountdownRequest\n"
-            "from headdiv.schemas.results.labs import CountdownResult\n\n",
+            "from headdiv.schemas.results.lab_results import CountdownResult\n\n",
         ),
     ),
     "headdiv/jobs/kinds.py": (
@@ -201,10 +201,10 @@ JOB_KIND_FILES = {
         (
             '        JobKind("countdown", CountdownRequest, CountdownResult, "/countdowns", "countdown"),\n',
             "\nfrom headdiv.schemas.requests import CountdownRequest\n"
-            "from headdiv.schemas.results.labs import CountdownResult\n",
+            "from headdiv.schemas.results.lab_results import CountdownResult\n",
         ),
     ),
-    "headdiv/server/api/routes/computations.py": (
+    "headdiv/server/api/routes/computations_routes.py": (
         None,
         """
         from headdiv.schemas.requests import CountdownRequest
@@ -224,10 +224,10 @@ JOB_KIND_FILES = {
 JOB_KIND_CHECKS = """
     import json, time
     from fastapi.testclient import TestClient
-    from headdiv.dashboard.export import CLI_COMMANDS
+    from headdiv.dashboard.drawing.export import CLI_COMMANDS
     from headdiv.cli import main
     from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
     from headdiv.workers import docs
 
     api = TestClient(create_app(ServerSettings(redis_url=None, warm_up=False), mount_dashboard=False))

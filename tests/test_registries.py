@@ -13,13 +13,12 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from headdiv.cli import build_parser
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.controls import VIEW_OWNED, field_control
-from headdiv.dashboard.export import CLI_COMMANDS
-from headdiv.dashboard.state import scenario_control_id
-from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views import weighting as weighting_view
-from headdiv.figures.weighting import scheme_bars
+from headdiv.dashboard.drawing.export import CLI_COMMANDS
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.page.controls import VIEW_OWNED, field_control
+from headdiv.dashboard.page.url_state import scenario_control_id
+from headdiv.dashboard.views import VIEWS, weighting_view
+from headdiv.figures.weighting_charts import scheme_bars
 from headdiv.jobs.kinds import JOB_KINDS, job_kind
 from headdiv.schemas import SWEEP_PARAMS, Scenario
 from headdiv.schemas.fields import Slider, Sweep, hint
@@ -27,7 +26,7 @@ from headdiv.schemas.geometries import GEOMETRIES
 from headdiv.schemas.scenario import CHOICES, FIELD_ORDER
 from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.server.main import create_app
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 from headdiv.workers import docs
 from headdiv.workers.engine.simulation import simulate
 

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from headdiv.figures.verdicts import diversity_verdict, training_verdict
+from headdiv.figures.verdict_sentences import diversity_verdict, training_verdict
 from headdiv.schemas import DiversitySweepRequest, Scenario
-from headdiv.schemas.results.labs import CovarianceMatrices, CovarianceResult, TrainingResult
-from headdiv.schemas.results.sweeps import DiversityBound, DiversityPoint, DiversitySweepResult
+from headdiv.schemas.results.lab_results import CovarianceMatrices, CovarianceResult, TrainingResult
+from headdiv.schemas.results.sweep_results import DiversityBound, DiversityPoint, DiversitySweepResult
 from headdiv.schemas.verdicts import worst_rise
 from headdiv.workers.engine.theory import fit_diversity_bound
 from headdiv.workers.runner import run_job
@@ -89,7 +89,7 @@ def test_a_degenerate_architecture_fit_names_every_term_that_vanishes() -> None:
 
 
 def test_the_covariance_heatmap_is_scaled_by_the_pairs_not_the_variances() -> None:
-    from headdiv.figures.covariance import pair_heatmap
+    from headdiv.figures.covariance_charts import pair_heatmap
 
     measured = [[0.1, 0.003, -0.002], [0.003, 0.12, 0.001], [-0.002, 0.001, 0.09]]
     lab = CovarianceResult.model_construct(

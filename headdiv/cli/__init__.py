@@ -10,9 +10,9 @@ This module builds the parser (`build_parser`) and runs it (`main`, the console 
 
 - `services`: `serve` (API and dashboard), `worker`, `warm` and `dashboard` (alone).
 - `engine_commands`: one subcommand per job kind, plus the instant reports (`hdi`, `theory`).
-- `heads`: `headdiv heads`: a trained model's heads measured, clustered and ranked.
+- `heads_command`: `headdiv heads`: a trained model's heads measured, clustered and ranked.
 - `export_command`: `headdiv export`: a tour, or the view a link shows, as one self-contained HTML file.
-- `common`: what every subcommand shares: exit statuses, defaults, input errors, JSON in and out, progress lines.
+- `command_basics`: what every subcommand shares: exit statuses, defaults, input errors, JSON in and out, progress lines.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from headdiv.cli.common import (
+from headdiv.cli.command_basics import (
     DEFAULT_DASHBOARD_PORT,
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -39,7 +39,7 @@ from headdiv.cli.common import (
 )
 from headdiv.cli.engine_commands import ENGINE_COMMANDS, engine_main
 from headdiv.cli.export_command import add_export
-from headdiv.cli.heads import heads_main
+from headdiv.cli.heads_command import heads_main
 from headdiv.cli.services import dashboard_main, serve_main, warm_main, worker_main
 
 __all__ = ["ProgressPrinter", "browser_url", "build_parser", "main", "redact_url"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from headdiv.cli.common import (
+from headdiv.cli.command_basics import (
     EXIT_FAILED,
     EXIT_OK,
     ProgressPrinter,
@@ -25,7 +25,7 @@ from headdiv.schemas import HDIRequest, TheoryQuery
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from headdiv.schemas.results.common import ResultModel
+    from headdiv.schemas.results.result_parts import ResultModel
 
 
 @dataclass(frozen=True)

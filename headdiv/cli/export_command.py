@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from headdiv.cli.common import EXIT_USAGE
+from headdiv.cli.command_basics import EXIT_USAGE
 
 PATIENCE_S = 1800.0
 """A tour's every step computed on a slow laptop: minutes at most."""

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any, TextIO
 
-from headdiv.cli.common import (
+from headdiv.cli.command_basics import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     EXIT_FAILED,
@@ -27,7 +27,7 @@ def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from headdiv.schemas.vouching import dashboard_key
     from headdiv.server.http_guard import Server, uvicorn_config
     from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
 
     overrides: dict[str, Any] = {}
     if args.host is not None:
@@ -99,7 +99,7 @@ def worker_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush=True,
         )
         return EXIT_USAGE
-    from headdiv.workers.queue.settings import get_worker_settings
+    from headdiv.workers.queue.worker_settings import get_worker_settings
 
     settings = get_worker_settings()
     # A worker often shares its machine with the API and Redis, and its jobs are batch work while the
@@ -141,7 +141,7 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Enqueue the dashboard's first computations at low priority on a scaled set-up's queue."""
     from pydantic import ValidationError
 
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
 
     try:
         settings = ServerSettings()
@@ -177,7 +177,7 @@ def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from headdiv.server.http_guard import Server, uvicorn_config
     from headdiv.server.main import COMPRESS_FROM_BYTES
     from headdiv.server.refusals import RefusalLogMiddleware
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
 
     api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     settings = ServerSettings()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from headdiv.figures.theme import fmt, styled
-from headdiv.schemas.results.common import AnglePair, Matrix
+from headdiv.schemas.results.result_parts import AnglePair, Matrix
 
 
 def overlap_heatmap(

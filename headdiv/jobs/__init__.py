@@ -9,7 +9,7 @@ them (torch-free: it sits below the engine, and everyone above imports it withou
 - `failures`: what a job raised, as a reason the user can read;
 - `cache`: the result cache protocol, in memory (embedded) or in Redis (scaled);
 - `redis_client`: Redis connections with short timeouts;
-- `settings`: the settings both sides of a job read (where the queue and the cache are, their timing);
+- `job_settings`: the settings both sides of a job read (where the queue and the cache are, their timing);
 - `rq_conventions`: the queue's conventions the API and the workers share (task names, worker names);
 - `worker_info`: what a worker says about itself at each heartbeat, and how the API reads it back.
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from headdiv.jobs.cache.base import ResultCache, encode_result
+from headdiv.jobs.cache.result_cache import ResultCache, encode_result
 from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import JobKind
 from headdiv.schemas import Scenario
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.metrics import CELL_SUMMARY, CellSummary
-from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.simulation_results import SimulationResult
 
 
 def cell_id(s: Scenario) -> str:

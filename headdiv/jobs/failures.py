@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from headdiv.jobs.cache.base import NonFiniteResult
+from headdiv.jobs.cache.result_cache import NonFiniteResult
 from headdiv.jobs.state import JobError
 from headdiv.schemas.errors import EngineError, JobCancelled
 from headdiv.schemas.fields import first_error

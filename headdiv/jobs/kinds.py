@@ -7,7 +7,7 @@ computed cell by cell (`headdiv.workers.runner`) and assembled by its entry in
 `headdiv.workers.engine.dispatch.RUNNERS`, both keyed by the request model (a test checks that each kind
 has exactly one). This table names no engine function, so it needs no torch. The CLI's subcommands, the
 job backends, the dashboard's reproduce commands and the table in docs/api.md are generated from
-`JOB_KINDS`; each kind's API route is one small function in `headdiv/server/api/routes/computations.py`
+`JOB_KINDS`; each kind's API route is one small function in `headdiv/server/api/routes/computations_routes.py`
 that names its request model (a test checks that every kind has one).
 """
 
@@ -28,11 +28,11 @@ from headdiv.schemas import (
     SurfaceRequest,
 )
 from headdiv.schemas.requests import CellsRequest
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.schemas.results.simulation import SimulationResult
-from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
-from headdiv.schemas.training import TrainingRequest
+from headdiv.schemas.results.lab_results import CovarianceResult, TrainingResult
+from headdiv.schemas.results.result_parts import ResultModel
+from headdiv.schemas.results.simulation_results import SimulationResult
+from headdiv.schemas.results.sweep_results import ArchitectureResult, DiversitySweepResult, SurfaceResult
+from headdiv.schemas.training_request import TrainingRequest
 
 
 @dataclass(frozen=True)

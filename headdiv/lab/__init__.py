@@ -2,7 +2,7 @@
 
 Every call takes the fields of the API's request body as keyword arguments (or the request model itself),
 validates them with the API's own model (a bad value raises `InvalidRequest`, whose lines name the field
-as the API's 422 does), runs the computation, and returns a `headdiv.lab.results.Result`.
+as the API's 422 does), runs the computation, and returns a `headdiv.lab.python_result.Result`.
 
 By default the computation runs in this process (CUDA when torch sees a GPU): a job through the same runner as
 the server's (`headdiv.workers.runner`, whose `run_job` computes one here), a report through the server's own road
@@ -15,8 +15,8 @@ notebook's stop button: a local run is interrupted, a remote job is cancelled on
 This module holds `Lab` (where the calls run) and the calls themselves; beside it:
 
 - `calls`: the calls' declarations (`CALLS`), one per job kind and report, with the API's request models.
-- `engine`: the engine as this process runs it for the calls, compiled first as every server's is.
-- `results`: what a call returns (`Result`): the typed result, its request, summary, figures, link and command.
+- `local_engine`: the engine as this process runs it for the calls, compiled first as every server's is.
+- `python_result`: what a call returns (`Result`): the typed result, its request, summary, figures, link and command.
 - `summaries`: each result's key numbers (its summary) and its table (its DataFrame).
 - `links`: a result's dashboard link: the page state whose view computes that very request.
 - `show`: `headdiv.show(result)`: the dashboard at that result's state, in the form that lasts where Python runs.
@@ -38,10 +38,10 @@ from pydantic import BaseModel, ValidationError
 from headdiv.client import API_PREFIX, UNAVAILABLE, ApiClient, ApiError
 from headdiv.jobs.ids import job_id
 from headdiv.lab.calls import CALLS, CallSpec, CompareHeadsRequest, HeadsRequest
-from headdiv.lab.engine import engine_ready
-from headdiv.lab.results import Result
+from headdiv.lab.local_engine import engine_ready
+from headdiv.lab.python_result import Result
 from headdiv.schemas.fields import canonical, error_lines
-from headdiv.schemas.results.reports import LocalModel, LocalModels, ModelComparison, ModelHeadsReport
+from headdiv.schemas.results.report_results import LocalModel, LocalModels, ModelComparison, ModelHeadsReport
 
 LONG_POLL_S = 2.0
 CHECK_TIMEOUT_S = 10.0

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from headdiv.jobs.kinds import JOB_KINDS
 from headdiv.schemas import HDIRequest, TheoryQuery
 from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED, StrictModel
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.reports import HdiReport, TheoryReport
+from headdiv.schemas.results.report_results import HdiReport, TheoryReport
+from headdiv.schemas.results.result_parts import ResultModel
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,7 @@ PAGE_OF: dict[str, Callable[[Any], Page]] = {
 
 def link_of(call: str, request: BaseModel) -> tuple[str, bool]:
     """`(query, exact)`: the page's query for `request`, and whether the view computes exactly it."""
-    from headdiv.dashboard.app import build_registry
-    from headdiv.dashboard.simulation import simulation_request
-    from headdiv.dashboard.views import VIEWS
+    from headdiv.dashboard import VIEWS, build_registry, simulation_request
 
     page = PAGE_OF.get(call)
     if page is None:

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from headdiv.lab import default_lab
-from headdiv.lab.engine import engine_ready
-from headdiv.lab.results import Result
+from headdiv.lab.local_engine import engine_ready
+from headdiv.lab.python_result import Result
 
 if TYPE_CHECKING:
-    from headdiv.dashboard.views.base import View
+    from headdiv.dashboard import View
 
 _SERVER: list[str] = []
 _LOCK = threading.Lock()
@@ -136,9 +136,7 @@ def _write_page(query: str, result: Result | None, file: str | Path | None, brow
 
 def _view_at(query: str) -> View:
     """The dashboard view a page query opens (a tour's step as the page expands it)."""
-    from headdiv.dashboard.app import build_registry
-    from headdiv.dashboard.tours import expand
-    from headdiv.dashboard.views import VIEWS
+    from headdiv.dashboard import VIEWS, build_registry, expand
 
     tab = build_registry(VIEWS).parse(expand(query)).get("tab") or VIEWS[0].id
     return next((v for v in VIEWS if v.id == tab), VIEWS[0])
@@ -150,14 +148,14 @@ def _view_file(query: str, result: Result | None) -> bytes:
     numbers computed here rather than computing them again."""
     import httpx
 
-    from headdiv.dashboard.standalone.buttons import EXPORT_PATH
+    from headdiv.dashboard import EXPORT_PATH
     from headdiv.server.in_process import start
 
     engine_ready()  # what the page computes besides `result` runs the engine this process's calls run
     running = start("headdiv-show-file", **QUIET)
     try:
         if result is not None and result.job_id is not None:
-            from headdiv.jobs.cache.base import encode_result
+            from headdiv.jobs.cache.result_cache import encode_result
 
             running.server.config.app.state.backend.cache.set(result.job_id, encode_result(result.result))
         answer = httpx.get(

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from headdiv.figures.theme import fmt, fmt_se
-from headdiv.figures.verdicts import covariance_verdict, diversity_verdict, training_verdict
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.schemas.results.reports import HdiReport, ModelComparison, ModelHeadsReport, TheoryReport
-from headdiv.schemas.results.simulation import SimulationResult
-from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
+from headdiv.figures.verdict_sentences import covariance_verdict, diversity_verdict, training_verdict
+from headdiv.schemas.results.lab_results import CovarianceResult, TrainingResult
+from headdiv.schemas.results.report_results import HdiReport, ModelComparison, ModelHeadsReport, TheoryReport
+from headdiv.schemas.results.result_parts import ResultModel
+from headdiv.schemas.results.simulation_results import SimulationResult
+from headdiv.schemas.results.sweep_results import ArchitectureResult, DiversitySweepResult, SurfaceResult
 
 Rows = list[tuple[str, str]]
 Table = list[dict[str, Any]]
@@ -85,7 +85,7 @@ def _theory(r: TheoryReport) -> Rows:
 
 
 def _comparison(r: ModelComparison) -> Rows:
-    from headdiv.figures.models import compare_sentence
+    from headdiv.figures.model_charts import compare_sentence
 
     return [*_model(r.a)[:1], *_model(r.b)[:1], ("comparison", compare_sentence(r.a, r.b))]
 

@@ -7,9 +7,9 @@ Requests and results:
 - `fields`: the building blocks of every request model (`StrictModel`), and validation errors as text.
 - `scenario`: the scenario, the one schema of a simulation (the engine, the CLI, the API, the dashboard's URL).
 - `requests`: the bodies of the long computations (surfaces, architectures, diversity sweeps, the covariance lab).
-- `training`: the training lab's request, and its closed tables of options.
+- `training_request`: the training lab's request, and its closed tables of options.
 - `report_queries`: the queries of the reports computed at once (`HDIRequest`, `TheoryQuery`).
-- `lessons`: the query models of the foundations lessons, and their table.
+- `lesson_queries`: the query models of the foundations lessons, and their table.
 - `polls`: class polls' request and response bodies.
 - `results`: what the engine answers: every job kind's result and every report's.
 
@@ -28,7 +28,7 @@ Shared by every door:
 - `verdicts`: the tests behind the conclusions the page states, with their Monte Carlo error.
 - `csv_tables`: results as CSV tables, the same text wherever a user takes one away.
 - `errors`: the errors a computation raises on purpose, in words a user can act on.
-- `settings`: the engine's settings, and `DoorSettings`, read by the API and the dashboard alike.
+- `engine_settings`: the engine's settings, and `DoorSettings`, read by the API and the dashboard alike.
 - `vouching`: how a dashboard tells the API whose request it makes.
 - `lru`: the one least-recently-used map bounded by the total size of its values.
 - `kept`: work that is the same at every start, kept on disk once per installed version.

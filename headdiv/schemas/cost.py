@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.engine_settings import get_engine_settings
 
 if TYPE_CHECKING:
     from headdiv.schemas.scenario import ScenarioCore

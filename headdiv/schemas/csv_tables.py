@@ -7,7 +7,7 @@ import csv
 import io
 from typing import Any
 
-from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.schemas.results.report_results import ModelHeadsReport
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """What a spreadsheet reads as the start of a formula (OWASP's CSV injection rule)."""

@@ -22,7 +22,7 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.version import __version__
 
 log = logging.getLogger(__name__)

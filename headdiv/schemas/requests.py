@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import ConfigDict, Field, PrivateAttr, Strict, ValidationError, model_validator
 
 from headdiv.schemas.cost import summed, work_of
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.fields import Float, Int, StrictModel, Sweep, field_bounds, first_error, hint
 from headdiv.schemas.geometries import GEOMETRIES
 from headdiv.schemas.scenario import FIELD_ORDER, Scenario
-from headdiv.schemas.settings import get_engine_settings
 
 SWEEP_PARAMS: tuple[str, ...] = tuple(n for n in FIELD_ORDER if hint(Scenario.model_fields[n], Sweep) is not None)
 """Scenario fields a surface may sweep: those carrying a `Sweep` hint, in reading order."""

@@ -27,11 +27,11 @@ from pydantic import (
 
 from headdiv.schemas.bandwidths import BANDWIDTH_RULES
 from headdiv.schemas.cost import dominant, scenario_counts, work_of
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.fields import Float, Int, Seed, StrictModel, Sweep
 from headdiv.schemas.geometries import GEOMETRIES
 from headdiv.schemas.kernels import KERNELS
 from headdiv.schemas.registry import Choice, Registry
-from headdiv.schemas.settings import get_engine_settings
 from headdiv.schemas.targets import TARGETS
 from headdiv.schemas.weightings import WEIGHTINGS
 

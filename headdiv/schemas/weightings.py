@@ -22,7 +22,7 @@ from pydantic import Field
 
 from headdiv.schemas.fields import Float, Slider, Sweep
 from headdiv.schemas.registry import Choice, Registry
-from headdiv.schemas.results.common import ParamScan
+from headdiv.schemas.results.result_parts import ParamScan
 
 RHO_GRID = np.round(np.linspace(0.05, 1.0, 20), 4)
 """The values of rho along which geometric weights are scanned (their `scan` in a simulation's result)."""

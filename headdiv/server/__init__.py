@@ -5,7 +5,7 @@ in `headdiv.version` so the engine, the worker and the API always report the sam
 
 The app:
 - `main`: the FastAPI application (`create_app`): the API under /api/v1, the job backend, the dashboard at `/`.
-- `settings`: the API's settings: the job settings it shares with the workers, plus its own.
+- `server_settings`: the API's settings: the job settings it shares with the workers, plus its own.
 - `api`: the HTTP API, one router per domain under /api/v1.
 - `backends`: where jobs run: in this process (embedded) or on an RQ queue (scaled), one protocol.
 - `dashboard_mount`: the Dash dashboard, mounted at `/` through a2wsgi, its callback route hardened.
@@ -20,7 +20,7 @@ Serving many visitors:
 - `refusals`: refused requests: one log line each, with the reason the client was given.
 
 The lecture hall:
-- `polls`: where class polls are counted: in memory (embedded) or in the queue's Redis (scaled).
+- `poll_counts`: where class polls are counted: in memory (embedded) or in the queue's Redis (scaled).
 - `rooms`: rooms: every phone in a lecture hall follows what the lecturer's page shows.
 """
 

@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 
 UNKNOWN_SPEED_RETRY_S = 10
 MAX_RETRY_S = 3600

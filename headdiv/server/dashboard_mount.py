@@ -44,8 +44,10 @@ def dashboard_app(
     """The real Dash app when it imports; otherwise a small page that says why (the API still works).
     `body_limit`: the largest request body it holds (a callback's; a model upload streams to the API)."""
     try:
-        from headdiv.dashboard.app import create_dash_app  # type: ignore[import-not-found,unused-ignore]
-        from headdiv.dashboard.upload_relay import upload_url
+        from headdiv.dashboard import (
+            create_dash_app,  # type: ignore[import-not-found,unused-ignore]
+            upload_url,
+        )
     except ImportError as exc:
         log.warning("dashboard unavailable: %s", exc)
         return Dashboard(_placeholder(f"import failed: {exc}"))
@@ -148,7 +150,7 @@ def callback_problem(dash_app: Any, body: Any, types: dict[Any, Any] | None = No
             if not all(isinstance(e, dict) and "id" in e and isinstance(e.get("property"), str) for e in entries):
                 return f"{key}: each entry needs an id and a property"
             if types is not None:
-                from headdiv.dashboard.callback_types import value_problem
+                from headdiv.dashboard import value_problem
 
                 for e in entries:
                     problem = value_problem(types, e["id"], e["property"], e.get("value"))
@@ -171,10 +173,7 @@ def harden(dash_app: Any) -> list[str]:
     from pydantic import ValidationError
     from werkzeug.exceptions import HTTPException
 
-    from headdiv.dashboard.callback_types import prop_types, state_spec
-    from headdiv.dashboard.ids import STATE_STORE, view_state
-    from headdiv.dashboard.tour_layout import TOUR_STATE
-    from headdiv.dashboard.views import VIEWS
+    from headdiv.dashboard import STATE_STORE, TOUR_STATE, VIEWS, prop_types, state_spec, view_state
 
     server = dash_app.server
     callback_path = dash_app.config.routes_pathname_prefix + "_dash-update-component"

@@ -130,7 +130,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from headdiv.server.settings import get_server_settings
+        from headdiv.server.server_settings import get_server_settings
 
         settings = (
             get_server_settings() if None in (self.max_head_bytes, self.max_headers, self.head_timeout_s) else None

@@ -36,7 +36,7 @@ def start(name: str, timeout_s: float = 120.0, **settings: Any) -> InProcess:
 
     from headdiv.server.http_guard import Server, uvicorn_config
     from headdiv.server.main import create_app
-    from headdiv.server.settings import ServerSettings
+    from headdiv.server.server_settings import ServerSettings
 
     port = free_port()
     config = ServerSettings(**{"redis_url": None, **settings, "host": HOST, "port": port})

@@ -16,20 +16,20 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.middleware.gzip import GZipMiddleware
 
-from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.memory_cache import MemoryCache
 from headdiv.server.activity import Activity, ActivityMiddleware
 from headdiv.server.admission import Admission, Speed
-from headdiv.server.api import errors
+from headdiv.server.api import error_handlers
 from headdiv.server.api.docs_pages import install_docs
 from headdiv.server.api.limits import BodyLimitMiddleware
 from headdiv.server.api.openapi_schema import install_openapi
 from headdiv.server.api.router import api_router, fallback_router
 from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy, security_headers
-from headdiv.server.backends.base import JobBackend
+from headdiv.server.backends.backend_protocol import JobBackend
 from headdiv.server.backends.inline import InlineBackend
 from headdiv.server.dashboard_mount import dashboard_app
 from headdiv.server.refusals import RefusalLogMiddleware
-from headdiv.server.settings import ServerSettings, get_server_settings
+from headdiv.server.server_settings import ServerSettings, get_server_settings
 from headdiv.server.shared_responses import SharedResponseMiddleware, SharedResponses
 from headdiv.server.start_up import start_up
 from headdiv.workers import __version__
@@ -116,7 +116,7 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
     app.state.settings = settings
     app.state.backend = backend
     app.state.shared_responses = shared
-    errors.install(app)
+    error_handlers.install(app)
     app.add_middleware(
         BodyLimitMiddleware,
         max_body_bytes=settings.max_body_bytes,

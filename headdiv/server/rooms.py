@@ -51,7 +51,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes are read aloud and typed on phones: no 0/O, 1/I."""
 CODE_LENGTH = 6
 CHOICE_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
-"""A prediction question's choice id (`headdiv.dashboard.tours`)."""
+"""A prediction question's choice id (`headdiv.dashboard.teaching.tours`)."""
 
 
 class RoomState(BaseModel):

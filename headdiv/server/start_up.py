@@ -22,9 +22,9 @@ from headdiv.schemas.fields import canonical
 from headdiv.schemas.kept import keep, read_kept
 from headdiv.server.activity import Activity
 from headdiv.server.admission import Speed
-from headdiv.server.backends.base import JobBackend
+from headdiv.server.backends.backend_protocol import JobBackend
 from headdiv.server.backends.inline import InlineBackend
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 from headdiv.workers import instant_reports
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 def warm_requests() -> list[tuple[JobKind, BaseModel]]:
     """The dashboard's first computations as validated job requests (none when the dashboard is absent)."""
     try:
-        from headdiv.dashboard.warm import warm_requests as dashboard_requests
+        from headdiv.dashboard import warm_requests as dashboard_requests
     except ImportError:
         return []
     out = []

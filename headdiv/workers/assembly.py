@@ -12,13 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from headdiv.jobs.cache.base import ResultCache
+from headdiv.jobs.cache.result_cache import ResultCache
 from headdiv.jobs.cells import cached_summaries, expand
 from headdiv.jobs.kinds import JobKind
 from headdiv.jobs.state import CellCount
 from headdiv.schemas.metrics import CellSummary
 from headdiv.schemas.requests import CellsRequest
-from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.result_parts import ResultModel
 
 
 def assemble(request: BaseModel, summaries: list[CellSummary | None]) -> ResultModel:

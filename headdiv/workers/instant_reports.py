@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from headdiv.schemas.lessons import LessonQuery
+from headdiv.schemas.lesson_queries import LessonQuery
 from headdiv.schemas.report_queries import TheoryQuery
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.reports import BuiltinModel, HdiReport, LocalModel, ModelHeadsReport, TheoryReport
+from headdiv.schemas.results.report_results import BuiltinModel, HdiReport, LocalModel, ModelHeadsReport, TheoryReport
+from headdiv.schemas.results.result_parts import ResultModel
 
 if TYPE_CHECKING:
     import numpy as np

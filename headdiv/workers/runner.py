@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel
 
-from headdiv.jobs.cache.base import ResultCache, encode_result
+from headdiv.jobs.cache.result_cache import ResultCache, encode_result
 from headdiv.jobs.cells import Expansion, expand, store
 from headdiv.jobs.failures import describe_failure
 from headdiv.jobs.ids import job_id
@@ -26,7 +26,7 @@ from headdiv.jobs.kinds import JobKind, job_kind
 from headdiv.jobs.state import CellCount, JobError, JobState
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.metrics import CellSummary
-from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.result_parts import ResultModel
 from headdiv.workers.assembly import assemble
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ def run_job(
 ) -> ResultModel:
     """Compute one job here and return its result model (a throwaway in-memory cache unless one is given);
     what the job raised is raised (the command line and tests)."""
-    from headdiv.jobs.cache.memory import MemoryCache
+    from headdiv.jobs.cache.memory_cache import MemoryCache
 
     found = job_kind(kind)
     request = found.validate(payload)

@@ -172,7 +172,7 @@ def standalone_dashboard(api_url: str, **options: Any) -> Iterator[str]:
 
     from werkzeug.serving import make_server
 
-    from headdiv.dashboard.app import create_dash_app
+    from headdiv.dashboard.page.app import create_dash_app
 
     server = make_server("127.0.0.1", 0, create_dash_app(api_url, **options).server, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

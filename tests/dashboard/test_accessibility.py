@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from headdiv.dashboard.tours import TOURS
+from headdiv.dashboard.teaching.tours import TOURS
 from headdiv.dashboard.views import VIEWS
 from tests.dashboard.axe import serious_findings
 from tests.dashboard.drawn import HOLDS_DATA, SHOWN_PLOTS

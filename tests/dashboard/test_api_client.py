@@ -96,7 +96,7 @@ def test_requests_made_for_a_browser_carry_its_address() -> None:
     """So the API counts a dashboard user's work as that user's, not the dashboard's (server.admission)."""
     import flask
 
-    from headdiv.dashboard.api_client import dashboard_client
+    from headdiv.dashboard.drawing.vouched_client import dashboard_client
     from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 
     seen: list[str | None] = []

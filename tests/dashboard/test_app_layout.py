@@ -9,13 +9,13 @@ from urllib.parse import parse_qs
 import pytest
 from dash.development.base_component import Component
 
-from headdiv.dashboard.app import build_registry, create_dash_app
-from headdiv.dashboard.presets import PRESETS, Preset
-from headdiv.dashboard.state import PageState
+from headdiv.dashboard.page.app import build_registry, create_dash_app
+from headdiv.dashboard.page.url_state import PageState
+from headdiv.dashboard.teaching.presets import PRESETS, Preset
 from headdiv.dashboard.views import VIEWS
-from headdiv.figures.verdicts import diversity_verdict
-from headdiv.schemas.results.common import Split
-from headdiv.schemas.results.sweeps import (
+from headdiv.figures.verdict_sentences import diversity_verdict
+from headdiv.schemas.results.result_parts import Split
+from headdiv.schemas.results.sweep_results import (
     ArchitectureFit,
     ArchitectureResult,
     Candidate,
@@ -152,8 +152,8 @@ def test_a_preset_opens_a_view_that_uses_what_it_sets(preset: Preset) -> None:
 
 
 def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
-    from headdiv.dashboard.state import PageState
-    from headdiv.dashboard.views import diversity
+    from headdiv.dashboard.page.url_state import PageState
+    from headdiv.dashboard.views import diversity_view as diversity
 
     registry = build_registry(VIEWS)
     state = PageState(registry.parse("?H=8&n=512&target=step&theta=10").values)
@@ -172,7 +172,7 @@ def test_diversity_sweeps_both_regimes_from_the_sidebar_scenario() -> None:
 
 
 def test_architecture_formula_is_mathjax_and_says_when_the_fit_is_degenerate() -> None:
-    from headdiv.figures.sweeps import architecture_formula, architecture_mse
+    from headdiv.figures.sweep_charts import architecture_formula, architecture_mse
 
     fit = ArchitectureFit(c0=0.41, c1=0.2, c2=1.9e-22, degenerate=None, candidates=[], best=None)
     text = architecture_formula(ArchitectureResult.model_construct(theory=fit))

@@ -10,11 +10,11 @@ import plotly.graph_objects as go
 import pytest
 
 from headdiv.client import ApiError
-from headdiv.dashboard.tours import TOURS
-from headdiv.dashboard.views.architecture import figures, layout
-from headdiv.figures import sweeps as figs
+from headdiv.dashboard.teaching.tours import TOURS
+from headdiv.dashboard.views.architecture_view import figures, layout
+from headdiv.figures import sweep_charts as figs
 from headdiv.schemas import Scenario, TheoryQuery
-from headdiv.schemas.results.sweeps import ArchitectureResult
+from headdiv.schemas.results.sweep_results import ArchitectureResult
 from headdiv.workers.engine.theory import architecture_theory, best_split
 
 DEGENERATE = "the bias term (c1) shapes the fit at 0 split(s) only: no trade-off to optimise"
@@ -141,8 +141,8 @@ def test_a_failing_theory_endpoint_reads_as_an_error_line() -> None:
 
 
 def test_the_blank_charts_say_that_they_are_computing() -> None:
-    from headdiv.dashboard.app import build_registry
-    from headdiv.dashboard.state import PageState
+    from headdiv.dashboard.page.app import build_registry
+    from headdiv.dashboard.page.url_state import PageState
     from headdiv.dashboard.views import VIEWS
 
     page = str(layout(PageState(build_registry(VIEWS).parse("?tab=architecture").values)).to_plotly_json())

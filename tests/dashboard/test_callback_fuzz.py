@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from headdiv.dashboard.app import create_dash_app
+from headdiv.dashboard.page.app import create_dash_app
 from headdiv.server.dashboard_mount import harden
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread

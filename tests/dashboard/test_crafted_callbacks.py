@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from headdiv.dashboard.app import create_dash_app
+from headdiv.dashboard.page.app import create_dash_app
 from headdiv.server.dashboard_mount import harden
 
 ROUTE = "/_dash-update-component"

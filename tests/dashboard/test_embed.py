@@ -12,10 +12,10 @@ import pytest
 from pydantic import ValidationError
 from starlette.testclient import TestClient
 
-from headdiv.dashboard.state import EMBED_HIDES, PageState
+from headdiv.dashboard.page.url_state import EMBED_HIDES, PageState
 from headdiv.server.api.security import content_security_policy
 from headdiv.server.main import create_app
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 from tests.dashboard.conftest import ARTIFACTS
 from tests.dashboard.test_browser import SMALL
 from tests.server.conftest import embedded_settings

@@ -13,13 +13,15 @@ import plotly.graph_objects as go
 import pytest
 from pydantic import ValidationError
 
-from headdiv.dashboard.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
-from headdiv.dashboard.simulation import headline
-from headdiv.figures import ensemble, sweeps, weighting
+from headdiv.dashboard.drawing.export import reproduce_commands, result_to_csv, weighting_csv, weighting_result
+from headdiv.dashboard.page.sidebar_simulation import headline
+from headdiv.figures import ensemble_charts as ensemble
+from headdiv.figures import sweep_charts as sweeps
+from headdiv.figures import weighting_charts as weighting
 from headdiv.figures.theme import COMPONENT_COLORS, MSE_NAME, finite, fmt, fmt_se
 from headdiv.schemas import Scenario
-from headdiv.schemas.results.simulation import SimulationResult
-from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
+from headdiv.schemas.results.simulation_results import SimulationResult
+from headdiv.schemas.results.sweep_results import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.runner import run_job
 from tests.dashboard.conftest import drawn_numbers
@@ -230,9 +232,9 @@ def test_every_csv_quotes_a_cell_a_spreadsheet_would_run_as_a_formula() -> None:
     import csv as csv_module
     import io
 
-    from headdiv.dashboard.export import result_to_csv
+    from headdiv.dashboard.drawing.export import result_to_csv
     from headdiv.schemas.csv_tables import records_csv
-    from headdiv.schemas.results.reports import ModelHeadsReport
+    from headdiv.schemas.results.report_results import ModelHeadsReport
 
     evil = ['=HYPERLINK("http://x","y")', "=1+cmd|' -C calc'!A0", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"]
     text = records_csv([{"name": name, "value": -0.5} for name in evil] + [{evil[1]: 1.0}])

@@ -1,5 +1,5 @@
 """The page's first chart waits for as little as possible: plotly.js comes as a 2-D bundle (the full one only
-for a 3-D surface) and the regenerator runtime replaces Dash's polyfill (`headdiv/dashboard/vendored.py`), the
+for a 3-D surface) and the regenerator runtime replaces Dash's polyfill (`headdiv/dashboard/page/vendored.py`), the
 layout is fetched alongside Dash's scripts, and the explanations' formulas are typeset after the first
 chart is drawn (`assets/typeset_later.js`)."""
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-from headdiv.dashboard.app import DCC_FIRST, create_dash_app
-from headdiv.dashboard.vendored import FULL, RUNTIME, SMALL
+from headdiv.dashboard.page.app import DCC_FIRST, create_dash_app
+from headdiv.dashboard.page.vendored import FULL, RUNTIME, SMALL
 from tests.dashboard.drawn import SHOWN_PLOTS, VIEW_DRAWN
 from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
 from tests.dashboard.test_browser import wait_chart

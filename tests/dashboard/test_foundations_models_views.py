@@ -21,16 +21,15 @@ from fastapi import FastAPI
 from safetensors.numpy import save
 
 from headdiv.client import ApiClient, ApiError
-from headdiv.dashboard.app import build_registry
+from headdiv.dashboard.page.app import build_registry
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views import foundations as fv
-from headdiv.dashboard.views import models as mv
-from headdiv.figures import foundations as ff
-from headdiv.figures import models as mf
-from headdiv.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
-from headdiv.schemas.results.reports import ModelHeadsReport
-from headdiv.server.api.routes import foundations as foundations_routes
-from headdiv.server.api.routes import models as models_routes
+from headdiv.dashboard.views import foundations_view as fv
+from headdiv.dashboard.views import models_view as mv
+from headdiv.figures import foundations_charts as ff
+from headdiv.figures import model_charts as mf
+from headdiv.schemas.lesson_queries import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.schemas.results.report_results import ModelHeadsReport
+from headdiv.server.api.routes import foundations_routes, models_routes
 from headdiv.workers.engine.foundations import budget_lesson, entropy_lesson, scaling_lesson, softmax_lesson
 from headdiv.workers.models import list_builtins
 from tests.conftest import need

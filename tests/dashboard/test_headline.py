@@ -9,11 +9,11 @@ from typing import Any
 import httpx
 import pytest
 
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.simulation import headline, simulation_request
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.page.sidebar_simulation import headline, simulation_request
 from headdiv.dashboard.views import VIEWS
 from headdiv.figures.theme import fmt, fmt_se
-from headdiv.schemas.results.simulation import SimulationResult
+from headdiv.schemas.results.simulation_results import SimulationResult
 
 
 def test_the_headline_is_the_number_rule_applied_to_the_result() -> None:

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.export import reproduce_commands, result_to_csv
+from headdiv.dashboard.drawing.export import reproduce_commands, result_to_csv
+from headdiv.dashboard.page.app import build_registry
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views.covariance import covariance_request
-from headdiv.dashboard.views.models import prune_forecast
-from headdiv.figures import covariance as cfigs
-from headdiv.figures import models as mfigs
-from headdiv.figures.verdicts import covariance_verdict
-from headdiv.schemas.results.labs import CovarianceResult
+from headdiv.dashboard.views.covariance_view import covariance_request
+from headdiv.dashboard.views.models_view import prune_forecast
+from headdiv.figures import covariance_charts as cfigs
+from headdiv.figures import model_charts as mfigs
+from headdiv.figures.verdict_sentences import covariance_verdict
+from headdiv.schemas.results.lab_results import CovarianceResult
 from headdiv.workers.models import builtin_hdi, list_builtins
 from headdiv.workers.runner import run_job
 from tests.dashboard.conftest import drawn_numbers

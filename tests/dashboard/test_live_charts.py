@@ -1,4 +1,4 @@
-"""The live charts' endpoint (`headdiv/dashboard/live.py`) against the embedded server: one answer per state
+"""The live charts' endpoint (`headdiv/dashboard/drawing/live.py`) against the embedded server: one answer per state
 with every chart of the view, drawn by the view's own figure builders, once per state, refused with the
 registry's or the API's one-line reason."""
 
@@ -13,14 +13,14 @@ import httpx
 import plotly.io as pio
 import pytest
 
-from headdiv.dashboard import live as live_module
-from headdiv.dashboard.live import LARGE_FONTS, FigureCache, figure_key
-from headdiv.dashboard.simulation import headline
-from headdiv.dashboard.state import PageState
-from headdiv.dashboard.views import ensemble
+from headdiv.dashboard.drawing import live as live_module
+from headdiv.dashboard.drawing.live import LARGE_FONTS, FigureCache, figure_key
+from headdiv.dashboard.page.sidebar_simulation import headline
+from headdiv.dashboard.page.url_state import PageState
+from headdiv.dashboard.views import ensemble_view as ensemble
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.kept import code_digest, kept_dir
-from headdiv.schemas.results.simulation import SimulationResult
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.results.simulation_results import SimulationResult
 
 SMALL = f"replicates=20&queries=16&seed={secrets.randbelow(10**6)}"
 """Cheap scenarios, with a seed of this run's own so that no other test has drawn them already."""

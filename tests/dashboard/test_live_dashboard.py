@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from headdiv.dashboard.app import create_dash_app
-from headdiv.dashboard.ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
-from headdiv.dashboard.jobs import _finished, progress_text
+from headdiv.dashboard.drawing.view_jobs import _finished, progress_text
+from headdiv.dashboard.page.app import create_dash_app
+from headdiv.dashboard.page.component_ids import SIM_RESULT_STORE, SIM_STATE, STATE_STORE, view_sim, view_state
 from headdiv.dashboard.views import VIEWS
-from headdiv.figures import sweeps as figs
+from headdiv.figures import sweep_charts as figs
 from headdiv.figures.theme import MSE_NAME
-from headdiv.figures.verdicts import diversity_verdict
+from headdiv.figures.verdict_sentences import diversity_verdict
 from headdiv.jobs.state import CellCount, JobState
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest
 from headdiv.workers.engine import multicell

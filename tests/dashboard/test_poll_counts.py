@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from headdiv.dashboard.tour_layout import answers, distribution
-from headdiv.dashboard.tours import TOURS
+from headdiv.dashboard.teaching.tour_layout import answers, distribution
+from headdiv.dashboard.teaching.tours import TOURS
 
 
 @pytest.mark.parametrize(("n", "said"), [(0, "0 answers"), (1, "1 answer"), (2, "2 answers"), (21, "21 answers")])

@@ -1,7 +1,7 @@
 """A lecture room as its two screens see it, in Chromium: a student's phone that follows (one place to answer,
 no control that would take it off the lecturer's page) and the lecturer's page on a 1024x768 projector with
 large fonts (the revealed figure on the first screen; the room's line warns when phones cannot reach its link).
-`assets/room.js`, `headdiv/dashboard/tour_panel.py`, the room's rules in `assets/style.css`."""
+`assets/room.js`, `headdiv/dashboard/teaching/tour_panel.py`, the room's rules in `assets/style.css`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from headdiv.dashboard.poll_links import unreachable_note
+from headdiv.dashboard.teaching.poll_links import unreachable_note
 from tests.dashboard.test_rooms import SMALL, follows, query_of
 from tests.dashboard.test_rooms import phone as screen  # any size, despite its name
 

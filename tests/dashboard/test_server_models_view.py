@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from headdiv.server.main import create_app
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 from tests.server.helpers import ServerThread, free_port
 from tests.test_model_layouts import FAMILIES, hdi_of, saved
 

@@ -1,4 +1,4 @@
-"""Pure callbacks answer a repeated request body from memory (`headdiv/dashboard/shared_callbacks.py`): the
+"""Pure callbacks answer a repeated request body from memory (`headdiv/dashboard/drawing/shared_callbacks.py`): the
 same answer as running them, without running them; other callbacks always run."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from dash import Dash, Input, Output, html
 
-from headdiv.dashboard.app import create_dash_app
-from headdiv.dashboard.shared_callbacks import SharedCallbacks, pure_callback, shared_callbacks
+from headdiv.dashboard.drawing.shared_callbacks import SharedCallbacks, pure_callback, shared_callbacks
+from headdiv.dashboard.page.app import create_dash_app
 
 
 def _body(output: str, inputs: list[dict[str, Any]], changed: list[str]) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
+from headdiv.dashboard.standalone.document import document
 from headdiv.dashboard.standalone.math_text import render
-from headdiv.dashboard.standalone.page import document
-from headdiv.dashboard.tours import TOURS
+from headdiv.dashboard.teaching.tours import TOURS
 
 MAX_BYTES = 5_000_000
 SMALL = "replicates=20&queries=16"

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.state import PageState, Param, UrlRegistry, scenario_params
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.page.url_state import PageState, Param, UrlRegistry, scenario_params
 from headdiv.dashboard.views import VIEWS
 from headdiv.schemas import Scenario
 
@@ -82,7 +82,7 @@ def test_unknown_parameters_and_flags_are_ignored_with_a_notice() -> None:
 def test_a_link_full_of_junk_gives_a_few_short_notices() -> None:
     """A link's author chooses its text: thousands of unknown parameters and bad values make one line for
     the unknown ones (the first three named) and at most MAX_NOTICES in all, each clipped, plus a count."""
-    from headdiv.dashboard.state import MAX_NOTICES, NOTICE_CHARS
+    from headdiv.dashboard.page.url_state import MAX_NOTICES, NOTICE_CHARS
 
     junk = "&".join(f"p{i}={'x' * 5}" for i in range(7000))
     bad = "&".join(f"{key}=nan" for key in ("theta", "noise", "temperature", "beta", "rho", "H", "n", "d_k"))
@@ -167,8 +167,8 @@ def test_any_query_string_gives_a_valid_scenario(H: int, theta: float, n: int, j
 
 def test_notices_use_the_labels_on_the_page_not_url_keys() -> None:
     """A view's parameter is named in notices by its control's label, read from the built layout."""
-    from headdiv.dashboard.app import build_registry
-    from headdiv.dashboard.page import control_labels, page_layout
+    from headdiv.dashboard.page.app import build_registry
+    from headdiv.dashboard.page.frame import control_labels, page_layout
 
     reg = build_registry(VIEWS)
     reg.label(control_labels(page_layout(reg, VIEWS)))

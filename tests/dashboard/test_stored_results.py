@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import headdiv
-from headdiv.dashboard import jobs
-from headdiv.schemas.results.reports import TheoryReport
+from headdiv.dashboard.drawing import view_jobs as jobs
+from headdiv.schemas.results.report_results import TheoryReport
 
 
 @pytest.fixture

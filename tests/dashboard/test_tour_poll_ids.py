@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from headdiv.dashboard.app import create_dash_app
-from headdiv.dashboard.tour_layout import TOUR_STATE
-from headdiv.dashboard.tour_story import step_key
-from headdiv.dashboard.tours import TOURS
+from headdiv.dashboard.page.app import create_dash_app
+from headdiv.dashboard.teaching.tour_layout import TOUR_STATE
+from headdiv.dashboard.teaching.tour_story import step_key
+from headdiv.dashboard.teaching.tours import TOURS
 from headdiv.schemas.polls import poll_id_or_none
 
 VALID = "AbCdEfGh_-123456"

@@ -9,13 +9,22 @@ from typing import Any
 import pytest
 from dash import dcc, html
 
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.client_config import client_config, sets_only_defaults
-from headdiv.dashboard.components import EXPLANATIONS
-from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.tour_story import active_preset
-from headdiv.dashboard.tour_text import closing, narrative, rich
-from headdiv.dashboard.tours import TOUR_IDS, TOURS, end_link, expand, next_tour, plain_text, step_link, text_parts
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.page.client_config import client_config, sets_only_defaults
+from headdiv.dashboard.page.components import EXPLANATIONS
+from headdiv.dashboard.teaching.presets import PRESETS
+from headdiv.dashboard.teaching.tour_story import active_preset
+from headdiv.dashboard.teaching.tour_text import closing, narrative, rich
+from headdiv.dashboard.teaching.tours import (
+    TOUR_IDS,
+    TOURS,
+    end_link,
+    expand,
+    next_tour,
+    plain_text,
+    step_link,
+    text_parts,
+)
 from headdiv.dashboard.views import VIEWS
 
 REG = build_registry(VIEWS)

@@ -7,15 +7,15 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.client_config import sets_only_defaults
-from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.tour_layout import distribution
-from headdiv.dashboard.tour_story import active_preset, preset_story, question_at, step_key
-from headdiv.dashboard.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.page.client_config import sets_only_defaults
+from headdiv.dashboard.teaching.presets import PRESETS
+from headdiv.dashboard.teaching.tour_layout import distribution
+from headdiv.dashboard.teaching.tour_story import active_preset, preset_story, question_at, step_key
+from headdiv.dashboard.teaching.tours import MAX_STEPS, TOUR_IDS, TOURS, expand, get_tour, pin, step_link
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views.architecture import architecture_request
-from headdiv.dashboard.views.diversity import sweep_request
+from headdiv.dashboard.views.architecture_view import architecture_request
+from headdiv.dashboard.views.diversity_view import sweep_request
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, Scenario
 from headdiv.schemas.polls import PollCreate
 
@@ -148,7 +148,7 @@ def test_a_moved_control_stays_moved_in_a_tour_link_even_at_its_default() -> Non
 
 
 def test_a_poll_link_uses_the_public_address_and_says_when_phones_cannot_reach_it() -> None:
-    from headdiv.dashboard.poll_links import poll_link, unreachable_note
+    from headdiv.dashboard.teaching.poll_links import poll_link, unreachable_note
 
     page = "http://127.0.0.1:8050/?tour=why-many-heads&step=2"
     assert poll_link(page, "abc") == "http://127.0.0.1:8050/vote/abc"

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.presets import PRESETS
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.teaching.presets import PRESETS
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.views import training as view
-from headdiv.figures import training as figs
-from headdiv.figures.verdicts import training_verdict
-from headdiv.schemas.results.labs import TrainingResult
-from headdiv.schemas.training import TrainingRequest
+from headdiv.dashboard.views import training_view as view
+from headdiv.figures import training_charts as figs
+from headdiv.figures.verdict_sentences import training_verdict
+from headdiv.schemas.results.lab_results import TrainingResult
+from headdiv.schemas.training_request import TrainingRequest
 from headdiv.workers.runner import run_job
 from tests.dashboard.conftest import drawn_numbers
 
@@ -120,7 +120,7 @@ def test_training_tab_trains_draws_and_plays_in_chromium(page: Any, server_url: 
 
 
 def test_reproduce_commands_name_the_training_route_and_command() -> None:
-    from headdiv.dashboard.export import reproduce_commands
+    from headdiv.dashboard.drawing.export import reproduce_commands
 
     registry = build_registry(VIEWS)
     path, body = view.training_request(registry.parse("?tab=training&trpen=1"))

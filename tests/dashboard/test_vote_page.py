@@ -11,10 +11,10 @@ import pytest
 from flask import Flask
 
 from headdiv.client import ApiClient
-from headdiv.dashboard.tour_story import question_at
-from headdiv.dashboard.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
+from headdiv.dashboard.teaching.tour_story import question_at
+from headdiv.dashboard.teaching.vote_page import ANSWERED, VOTER_COOKIE, register_vote_page
 from headdiv.schemas.polls import NOT_ISSUED, POLL_FULL
-from headdiv.server.polls import VoterTokens
+from headdiv.server.poll_counts import VoterTokens
 
 POLL = "AbCdEfGhIjKlMnOp"
 VIEW: dict[str, Any] = {

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.engine_settings import get_engine_settings
 
 WANTED = os.environ.get("HEADDIV_TEST_DEVICE", "")
 DEVICES = ["cpu", "cuda"]

@@ -10,7 +10,7 @@ from headdiv.workers.engine import nw
 
 @pytest.mark.parametrize("width", [5, 12])  # the narrow kernel and the wide one (nw.NARROW_KEYS)
 def test_compiled_matches_eager(width: int, engine_device: torch.device, monkeypatch: pytest.MonkeyPatch) -> None:
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "compile", "on")
     assert nw.warm_up() is True

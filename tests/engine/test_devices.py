@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from headdiv.schemas import Scenario
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.workers.engine import nw
 from headdiv.workers.engine.simulation import simulate
 

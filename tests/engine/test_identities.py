@@ -64,7 +64,7 @@ def test_same_scenario_same_numbers_and_chunking_does_not_matter(monkeypatch: py
     first, second = simulate(s).model_dump(mode="json"), simulate(s).model_dump(mode="json")
     for key in ("mse", "covariance_matrix", "slice", "weightings"):
         assert first[key] == second[key]
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "chunk_bytes", 1)  # one replicate per chunk
     np.testing.assert_allclose(simulate(s).model_dump(mode="json")["mse"], first["mse"], rtol=1e-6)

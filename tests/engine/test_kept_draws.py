@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from headdiv.schemas import CovarianceRequest, Scenario
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.errors import EngineError
 from headdiv.schemas.lru import ByteLRU
-from headdiv.schemas.settings import get_engine_settings
-from headdiv.schemas.training import TrainingRequest
+from headdiv.schemas.training_request import TrainingRequest
 from headdiv.workers.engine import sampling
 from headdiv.workers.engine.covariance import run_covariance
 from headdiv.workers.engine.device import out_of_memory_as_error

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from headdiv.schemas.errors import EngineError
-from headdiv.schemas.results.reports import TheoryReport
-from headdiv.workers.engine.results import result_of
+from headdiv.schemas.results.report_results import TheoryReport
+from headdiv.workers.engine.result_building import result_of
 
 THEORY = {
     "n": 256,

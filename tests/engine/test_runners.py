@@ -7,7 +7,7 @@ import pytest
 
 from headdiv.jobs.kinds import JOB_KINDS
 from headdiv.schemas import Scenario
-from headdiv.schemas.lessons import LESSONS
+from headdiv.schemas.lesson_queries import LESSONS
 from headdiv.workers.engine.dispatch import RUNNERS, runner_for
 from headdiv.workers.engine.foundations import LESSON_RUNNERS
 from headdiv.workers.engine.multicell import ASSEMBLERS, assembler_for

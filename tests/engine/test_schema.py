@@ -102,7 +102,7 @@ def test_cross_field_rules(data: dict, fragment: str) -> None:
 
 
 def test_budget_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
 
     monkeypatch.setattr(get_engine_settings(), "max_work", 1000.0)
     with pytest.raises(ValidationError, match="work budget"):
@@ -187,8 +187,8 @@ def test_the_budget_names_the_part_that_costs_most(fields: dict, part: str) -> N
 def test_a_training_counts_its_steps_and_records(monkeypatch: pytest.MonkeyPatch, fields: dict, part: str) -> None:
     """Thousands of steps or records of a tiny base cost their fixed costs (optimizer, autograd, the HDI
     report), milliseconds each, which the NW count alone would call nothing."""
-    from headdiv.schemas.settings import get_engine_settings
-    from headdiv.schemas.training import TrainingRequest
+    from headdiv.schemas.engine_settings import get_engine_settings
+    from headdiv.schemas.training_request import TrainingRequest
 
     body = {**fields, "base": {"replicates": 2, "H": 2, "queries": 1, "n": 2, "d_k": 1}}
     t = TrainingRequest.model_validate(body)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.memory_cache import MemoryCache
 from headdiv.jobs.cells import cached_summaries, cell_id, summarize
 from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import job_kind

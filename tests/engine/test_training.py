@@ -11,7 +11,7 @@ import torch
 
 from headdiv.schemas.cost import PARTS
 from headdiv.schemas.errors import JobCancelled
-from headdiv.schemas.training import INITS, OPTIMIZERS, TrainingRequest
+from headdiv.schemas.training_request import INITS, OPTIMIZERS, TrainingRequest
 from headdiv.workers.engine.sampling import QUERIES, RANDOM_GEOMETRY, TRAINING
 from headdiv.workers.engine.simulation import simulate
 from headdiv.workers.engine.training import (

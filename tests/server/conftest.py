@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from headdiv.server.main import create_app
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 from tests.server.helpers import delete_queue, workers
 
 MODES = [

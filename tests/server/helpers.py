@@ -23,7 +23,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from headdiv.server.http_guard import Server, uvicorn_config
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
-from headdiv.server.api.routes import polls as polls_route
+from headdiv.server.api.routes import polls_routes
 from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread
@@ -27,7 +27,7 @@ def _tokens(settings_extra: dict, headers_for: object) -> list[int]:
 
 @pytest.fixture(autouse=True)
 def _three_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(polls_route, "VOTER_TOKENS", 3)
+    monkeypatch.setattr(polls_routes, "VOTER_TOKENS", 3)
 
 
 def test_a_forged_forwarded_address_or_claim_gets_no_fresh_ration() -> None:

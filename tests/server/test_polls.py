@@ -11,10 +11,10 @@ import redis
 from fastapi.testclient import TestClient
 
 from headdiv.schemas.polls import POLL_TTL_S
-from headdiv.server import polls as polls_store
-from headdiv.server.api.routes import polls as polls_route
+from headdiv.server import poll_counts as polls_store
+from headdiv.server.api.routes import polls_routes as polls_route
 from headdiv.server.main import create_app
-from headdiv.server.polls import MemoryPolls, PollRefused, RedisPolls, index_key, poll_key, voters_key
+from headdiv.server.poll_counts import MemoryPolls, PollRefused, RedisPolls, index_key, poll_key, voters_key
 from tests.server.conftest import MODES, embedded_settings, rq_settings
 
 BODY = {"topic": "why-many-heads/3", "choices": ["falls", "stays", "rises"]}

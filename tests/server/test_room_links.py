@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from headdiv.dashboard.poll_links import unreachable_note
+from headdiv.dashboard.teaching.poll_links import unreachable_note
 from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings
 from tests.server.helpers import ServerThread

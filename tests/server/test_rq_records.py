@@ -10,7 +10,7 @@ from headdiv.server.backends.rq_records import failure_of
 
 TRACEBACK = (
     'Traceback (most recent call last):\n  File "/srv/headdiv/workers/queue/tasks.py", line 9, in run\n'
-    "headdiv.jobs.cache.base.CacheUnavailable: Error 111 connecting to 10.0.0.5:6379. Connection refused.\n"
+    "headdiv.jobs.cache.result_cache.CacheUnavailable: Error 111 connecting to 10.0.0.5:6379. Connection refused.\n"
 )
 
 
@@ -43,7 +43,7 @@ def test_a_queued_record_whose_result_is_cached_reports_the_result(redis_url: st
     """A job whose result exists reports it, whatever RQ's record still says (here: queued, no worker)."""
     from fastapi.testclient import TestClient
 
-    from headdiv.jobs.cache.base import encode_result
+    from headdiv.jobs.cache.result_cache import encode_result
     from headdiv.server.main import create_app
     from headdiv.workers.runner import run_job
     from tests.server.conftest import rq_settings

@@ -7,12 +7,12 @@ import json
 import pytest
 
 from headdiv.jobs import ids
-from headdiv.jobs.cache.base import NonFiniteResult, encode_result
-from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.memory_cache import MemoryCache
+from headdiv.jobs.cache.result_cache import NonFiniteResult, encode_result
 from headdiv.jobs.state import JobError, JobState
 from headdiv.schemas import Scenario
 from headdiv.schemas.fields import canonical
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 
 
 def test_job_id_is_the_same_for_the_same_computation() -> None:

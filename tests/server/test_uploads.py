@@ -176,7 +176,7 @@ def _multipart(content: bytes, fields: dict[str, str]) -> tuple[bytes, str]:
 @pytest.mark.slow
 def test_an_upload_whose_client_leaves_stops_computing(caplog: pytest.LogCaptureFixture) -> None:
     """500 layers take seconds to measure; the client sends them and hangs up at once."""
-    caplog.set_level(logging.INFO, logger="headdiv.server.api.routes.models")
+    caplog.set_level(logging.INFO, logger="headdiv.server.api.routes.models_routes")
     app = create_app(embedded_settings(), mount_dashboard=False)
     body, boundary = _multipart(bert_layers(500, d_model=96, rows=96), {"num_heads": "12"})
     with ServerThread(app) as server:

@@ -11,13 +11,13 @@ from fastapi.testclient import TestClient
 from rq import Queue
 
 from headdiv import cli
-from headdiv.dashboard.app import build_registry
-from headdiv.dashboard.jobs import request_key
-from headdiv.dashboard.presets import PRESETS
-from headdiv.dashboard.simulation import simulation_request
+from headdiv.dashboard.drawing.view_jobs import request_key
+from headdiv.dashboard.drawing.warm import warm_requests
+from headdiv.dashboard.page.app import build_registry
+from headdiv.dashboard.page.sidebar_simulation import simulation_request
+from headdiv.dashboard.teaching.presets import PRESETS
 from headdiv.dashboard.views import VIEWS
-from headdiv.dashboard.warm import warm_requests
-from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.memory_cache import MemoryCache
 from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import JOB_KINDS, job_kind
 from headdiv.schemas import Scenario, SurfaceRequest

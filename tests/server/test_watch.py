@@ -8,7 +8,7 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from headdiv.jobs.cache.memory import MemoryCache
+from headdiv.jobs.cache.memory_cache import MemoryCache
 from headdiv.jobs.state import JobState
 from headdiv.server.backends.watch import JobWatch
 from headdiv.server.main import create_app

@@ -26,7 +26,7 @@ def test_the_embedded_health_lists_its_own_process(client: TestClient) -> None:
 
 def test_a_cpu_probe_names_the_cpu_and_reports_no_gpu_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HEADDIV_DEVICE", "cpu")
-    from headdiv.schemas.settings import get_engine_settings
+    from headdiv.schemas.engine_settings import get_engine_settings
 
     get_engine_settings.cache_clear()
     device_probe.cache_clear()

@@ -41,7 +41,7 @@
 
     shareLink: function (href) { return href || ""; },
 
-    // A live view's charts once its result is in its store (headdiv/dashboard/live.py): the figures the live
+    // A live view's charts once its result is in its store (headdiv/dashboard/drawing/live.py): the figures the live
     // path draws for the URL's state (with the callback's other inputs, such as Ensemble's matrix, set), so
     // a state is drawn by the server once and the charts the live path drew already are not redrawn. An
     // output `children` is the result's notes, as a list.

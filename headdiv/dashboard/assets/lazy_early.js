@@ -5,7 +5,7 @@
 // that loading while the layout is still being fetched; by the time React renders the layout the code is
 // in, and the charts mount, and draw, in that first render. The throwaway root is unmounted at once: it
 // never draws a chart (the component suspends, and only its fallback is ever committed there).
-// The components are named by the page (`headdiv-lazy`: headdiv/dashboard/app.py DCC_FIRST, whose chunks
+// The components are named by the page (`headdiv-lazy`: headdiv/dashboard/page/app.py DCC_FIRST, whose chunks
 // the page preloads).
 (function () {
   var meta = document.querySelector('meta[name="headdiv-lazy"]');

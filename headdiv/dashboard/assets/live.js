@@ -1,4 +1,4 @@
-// Charts that follow the hand (headdiv/dashboard/live.py). While a slider of the page's scenario moves
+// Charts that follow the hand (headdiv/dashboard/drawing/live.py). While a slider of the page's scenario moves
 // (dragged, touched, arrow keys, or ▶ play), the shown view's charts are fetched for the thumb's value
 // in ONE request, `<prefix>_live?<the URL's query with that value>`, and applied with Plotly.react, with
 // the header's numbers. The URL is not touched: the release goes through the URL-sync callback once (one

@@ -1,4 +1,4 @@
-// plotly.js in two bundles (headdiv/dashboard/vendored.py): a 2-D one that evaluates in a sixth of the time,
+// plotly.js in two bundles (headdiv/dashboard/page/vendored.py): a 2-D one that evaluates in a sixth of the time,
 // fetched at once, and the full one, fetched the first time a figure holds a trace type the 2-D one lacks
 // (the Surfaces view's 3-D surface). dcc.Graph draws with `window.Plotly` when it is set rather than
 // fetching the full bundle itself, so this object stands in for it: each chart is drawn by one bundle and

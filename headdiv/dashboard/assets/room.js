@@ -82,7 +82,7 @@
   // ---- lecturer ------------------------------------------------------------------------------------
   var room = null, sending = false, pending = false, lastSent = null;
   // the answer the shown step's question is revealed with here (its figure shown), else null: the reveal
-  // names the choice it was made with (headdiv/dashboard/tour_panel.py), however it was chosen
+  // names the choice it was made with (headdiv/dashboard/teaching/tour_panel.py), however it was chosen
   function revealed() {
     if (!stepShown() || concealed() !== false) return null;
     var answer = document.querySelector("#tour-reveal .tour-answer");
@@ -267,7 +267,7 @@
     });
     b.appendChild(back);
   }
-  // The lecturer's question, answered here: the vote page's own form (headdiv/dashboard/vote_page.py, which
+  // The lecturer's question, answered here: the vote page's own form (headdiv/dashboard/teaching/vote_page.py, which
   // issues this phone's voter token in its cookie and counts one answer per phone) brought into this page,
   // its answer posted in the background; the reveal on the projector closes it. Its own page stays a link
   // for a phone whose request here fails.

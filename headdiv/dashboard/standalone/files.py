@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from headdiv.client import ApiClient
-from headdiv.dashboard.live import LARGE_FONTS
+from headdiv.dashboard.drawing.live import LARGE_FONTS
+from headdiv.dashboard.page.url_state import PageState, UrlRegistry
+from headdiv.dashboard.standalone.document import document
 from headdiv.dashboard.standalone.math_text import render
-from headdiv.dashboard.standalone.page import document
 from headdiv.dashboard.standalone.snapshot import Snapshot, explanation_of, snapshot
-from headdiv.dashboard.state import PageState, UrlRegistry
-from headdiv.dashboard.tours import Question, Tour, expand, plain_text
-from headdiv.dashboard.views.base import View
+from headdiv.dashboard.teaching.tours import Question, Tour, expand, plain_text
+from headdiv.dashboard.views.view_protocol import View
 from headdiv.version import __version__
 
 

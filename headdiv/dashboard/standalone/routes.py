@@ -14,13 +14,13 @@ import flask
 from dash import Dash
 
 from headdiv.client import ApiClient, ApiError
-from headdiv.dashboard.live import FigureCache
+from headdiv.dashboard.drawing.live import FigureCache
+from headdiv.dashboard.page.url_state import UrlRegistry
 from headdiv.dashboard.standalone.buttons import EXPORT_PATH
 from headdiv.dashboard.standalone.files import Exported, tour_file, view_file
 from headdiv.dashboard.standalone.snapshot import NotExportable
-from headdiv.dashboard.state import UrlRegistry
-from headdiv.dashboard.tours import TOURS, expand
-from headdiv.dashboard.views.base import View
+from headdiv.dashboard.teaching.tours import TOURS, expand
+from headdiv.dashboard.views.view_protocol import View
 
 FILES = FigureCache(96 << 20)
 """Exported files by what they show (gzipped); the least recently used out first past the bound."""

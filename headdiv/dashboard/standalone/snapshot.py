@@ -9,12 +9,12 @@ from typing import Any
 import plotly.graph_objects as go
 
 from headdiv.client import ApiClient
-from headdiv.dashboard.components import EXPLANATIONS
-from headdiv.dashboard.export import CLI_COMMANDS, cli_call, python_call
-from headdiv.dashboard.jobs import Request
-from headdiv.dashboard.live import drawn_to_the_end, with_large_fonts
-from headdiv.dashboard.state import PageState, UrlRegistry
-from headdiv.dashboard.views.base import View
+from headdiv.dashboard.drawing.export import CLI_COMMANDS, cli_call, python_call
+from headdiv.dashboard.drawing.live import drawn_to_the_end, with_large_fonts
+from headdiv.dashboard.drawing.view_jobs import Request
+from headdiv.dashboard.page.components import EXPLANATIONS
+from headdiv.dashboard.page.url_state import PageState, UrlRegistry
+from headdiv.dashboard.views.view_protocol import View
 
 
 class NotExportable(ValueError):

@@ -1,5 +1,5 @@
 """Each Foundations lesson's settings and what it asks the API for: its URL parameters (defaults and bounds
-read from the API's own query models, `headdiv.schemas.lessons`, so a control never asks for what the API
+read from the API's own query models, `headdiv.schemas.lesson_queries`, so a control never asks for what the API
 refuses) and, from the page state, the query of `GET /api/v1/foundations/<lesson>`, kept within the API's
 budgets by shrinking the number of samples rather than being refused."""
 
@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from headdiv.dashboard.state import PageState, Param, checkbox
+from headdiv.dashboard.page.url_state import PageState, Param, checkbox
 from headdiv.schemas.fields import field_bounds
-from headdiv.schemas.lessons import (
+from headdiv.schemas.lesson_queries import (
     MAX_ENTROPY_WEIGHTS,
     MAX_ENTROPY_WORK,
     MAX_SCALING_WORK,

@@ -1,6 +1,6 @@
 """The Real models view's second model: `cmodel=` (a built-in's name or a server model's id) measured with the
 same seed and drawn beside the first on the same axes, with each one's layers x heads diversity and a
-sentence read from the numbers (`headdiv.figures.models.compare_*`); its JSON/CSV downloads are the
+sentence read from the numbers (`headdiv.figures.model_charts.compare_*`); its JSON/CSV downloads are the
 `ModelComparison` (one row per model and layer)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from dash.development.base_component import Component
 
 from headdiv.client import ApiClient, ApiError
-from headdiv.dashboard.components import chart_outputs, control, download_bar, graph
-from headdiv.dashboard.ids import view_state
-from headdiv.dashboard.jobs import register_exports
-from headdiv.dashboard.state import PageState
+from headdiv.dashboard.drawing.view_jobs import register_exports
+from headdiv.dashboard.page.component_ids import view_state
+from headdiv.dashboard.page.components import chart_outputs, control, download_bar, graph
+from headdiv.dashboard.page.url_state import PageState
 from headdiv.dashboard.views.model_measure import (
     API_PATHS,
     BUILTIN_SECONDS,
@@ -25,9 +25,9 @@ from headdiv.dashboard.views.model_measure import (
     model_box,
     sentence,
 )
-from headdiv.figures import models as figs
+from headdiv.figures import model_charts as figs
 from headdiv.schemas.builtin_models import BUILTINS
-from headdiv.schemas.results.reports import ModelComparison, ModelHeadsReport
+from headdiv.schemas.results.report_results import ModelComparison, ModelHeadsReport
 
 COMPARE_CHARTS = ("mdl-cmp-layers", "mdl-cmp-div-a", "mdl-cmp-div-b")
 """The comparison's charts, in the order `_compare_figures` draws them."""

@@ -9,8 +9,8 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from headdiv.client import ApiClient, ApiError
-from headdiv.figures import models as figs
-from headdiv.schemas.results.reports import ModelHeadsReport
+from headdiv.figures import model_charts as figs
+from headdiv.schemas.results.report_results import ModelHeadsReport
 
 VIEW_ID = "models"
 SHOWN: dict[str, str] = {}

@@ -6,7 +6,7 @@
 - `responses`: how job states become HTTP responses, and the `?wait=` loop they share.
 - `query_text`: query strings read as the numbers and booleans a JSON body would hold.
 - `heavy`: CPU-heavy requests answered inline: a bounded number at once, off the event loop, under a time limit.
-- `errors`: error handlers: every bad request gets a JSON answer naming the field and the reason, never a 500.
+- `error_handlers`: error handlers: every bad request gets a JSON answer naming the field and the reason, never a 500.
 - `limits`: request body limits: size (413) and time (408).
 - `origin`: uploads only from this site's own pages or from clients that say so (a cross-site request forgery guard).
 - `security`: security headers on every response, the Content-Security-Policy among them.

@@ -12,8 +12,8 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from headdiv.server.backends.base import JobBackend
-from headdiv.server.settings import ServerSettings
+from headdiv.server.backends.backend_protocol import JobBackend
+from headdiv.server.server_settings import ServerSettings
 
 T = TypeVar("T")
 

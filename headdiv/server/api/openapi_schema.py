@@ -2,7 +2,7 @@
 
 Request bodies that are pydantic models say `additionalProperties: false` by themselves; the body of a
 multipart route is a model FastAPI writes from the form parameters, without it. The model-upload route
-refuses unknown fields (headdiv/server/api/routes/models.py), so its schema says so.
+refuses unknown fields (headdiv/server/api/routes/models_routes.py), so its schema says so.
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import JobKind, job_kind
 from headdiv.jobs.state import CellCount, JobState
 from headdiv.schemas.fields import canonical
-from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.result_parts import ResultModel
 from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 from headdiv.server.api.deps import call
-from headdiv.server.backends.base import JobBackend
+from headdiv.server.backends.backend_protocol import JobBackend
 
 ResultT = TypeVar("ResultT", bound=ResultModel)
 

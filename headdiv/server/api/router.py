@@ -8,13 +8,33 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from headdiv.server.api.deps import refuse_unknown_query
-from headdiv.server.api.errors import refused
-from headdiv.server.api.routes import computations, foundations, hdi, health, jobs, models, polls, rooms, theory
+from headdiv.server.api.error_handlers import refused
+from headdiv.server.api.routes import (
+    computations_routes,
+    foundations_routes,
+    hdi_routes,
+    health_routes,
+    jobs_routes,
+    models_routes,
+    polls_routes,
+    rooms_routes,
+    theory_routes,
+)
 
 API_PREFIX = "/api/v1"
 
 api_router = APIRouter(prefix=API_PREFIX, dependencies=[Depends(refuse_unknown_query)])
-for module in (health, computations, jobs, hdi, theory, foundations, models, polls, rooms):
+for module in (
+    health_routes,
+    computations_routes,
+    jobs_routes,
+    hdi_routes,
+    theory_routes,
+    foundations_routes,
+    models_routes,
+    polls_routes,
+    rooms_routes,
+):
     api_router.include_router(module.router)
 
 fallback_router = APIRouter(include_in_schema=False)

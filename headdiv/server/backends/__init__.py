@@ -1,7 +1,7 @@
 """Where jobs run: in this process (`inline`, embedded mode) or on an RQ queue (`rq`, scaled mode), one protocol
-(`base`).
+(`backend_protocol`).
 
-- `base`: the one protocol both job backends follow, so routes never know which mode they run in.
+- `backend_protocol`: the one protocol both job backends follow, so routes never know which mode they run in.
 - `inline`: the embedded runner: a small thread pool in this process and an in-memory job table.
 - `rq`: scaled mode: results in Redis, jobs on an RQ queue run by `headdiv worker` processes.
 - `rq_fanout`: a job made of many cells enqueued as chunk jobs any worker may take.

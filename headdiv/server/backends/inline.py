@@ -20,7 +20,7 @@ from functools import partial
 
 from pydantic import BaseModel
 
-from headdiv.jobs.cache.base import ResultCache
+from headdiv.jobs.cache.result_cache import ResultCache
 from headdiv.jobs.cells import Expansion, pending
 from headdiv.jobs.failures import UNWANTED, describe_failure, timed_out
 from headdiv.jobs.kinds import JobKind, job_kind
@@ -28,7 +28,7 @@ from headdiv.jobs.state import CellCount, JobError, JobState
 from headdiv.jobs.worker_info import this_process
 from headdiv.schemas.errors import EngineError
 from headdiv.server.admission import Admission, Claim, Speed
-from headdiv.server.backends.base import BackendHealth
+from headdiv.server.backends.backend_protocol import BackendHealth
 from headdiv.server.backends.watch import JobWatch
 from headdiv.workers import instant_reports
 from headdiv.workers.runner import JobRun, run_and_publish

@@ -26,8 +26,8 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from headdiv.jobs import worker_info
-from headdiv.jobs.cache.base import CacheUnavailable
-from headdiv.jobs.cache.redis import RedisCache
+from headdiv.jobs.cache.redis_cache import RedisCache
+from headdiv.jobs.cache.result_cache import CacheUnavailable
 from headdiv.jobs.cells import cell_id, pending
 from headdiv.jobs.keys import admitted_key, cancel_key, claim_key, record_entry, result_key, speed_key
 from headdiv.jobs.kinds import job_kind
@@ -36,12 +36,12 @@ from headdiv.jobs.rq_conventions import worker_device
 from headdiv.jobs.state import CellCount, JobError, JobState
 from headdiv.server.admission import Admission, Claim, Speed
 from headdiv.server.backends.accepted import Accepted, AcceptedJobs
-from headdiv.server.backends.base import BackendHealth, BackendUnavailable
+from headdiv.server.backends.backend_protocol import BackendHealth, BackendUnavailable
 from headdiv.server.backends.rq_fanout import PENDING, FanOut
 from headdiv.server.backends.rq_records import ended_state, failure_of
 from headdiv.server.backends.rq_upkeep import Upkeep
 from headdiv.server.backends.watch import JobWatch
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 from headdiv.workers.assembly import snapshot
 
 log = logging.getLogger(__name__)

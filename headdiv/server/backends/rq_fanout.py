@@ -20,7 +20,7 @@ from headdiv.jobs.keys import admitted_key, cancel_key, wanted_key
 from headdiv.jobs.kinds import job_kind
 from headdiv.jobs.rq_conventions import CELLS_TASK, TASK
 from headdiv.schemas.fields import canonical
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 
 PENDING = {
     JobStatus.QUEUED,

@@ -16,7 +16,7 @@ from rq.worker_registration import clean_worker_registry
 
 from headdiv.jobs.keys import EVENTS
 from headdiv.server.backends.watch import JobWatch
-from headdiv.server.settings import ServerSettings
+from headdiv.server.server_settings import ServerSettings
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ Its tables and the types it owns (torch-free, but for `dispatch`, whose runners 
 - `dispatch`: the runner table: each job kind not made of cells, with its one runner.
 - `multicell`: a multi-cell job's result assembled from its cells' summaries (`ASSEMBLERS`; NumPy and SciPy only).
 - `hooks`: what a caller hands a long computation (progress, cancel, device, partial results); a runner's shape.
-- `results`: where a result leaves the engine: built as its pydantic model, or a readable `EngineError`.
+- `result_building`: where a result leaves the engine: built as its pydantic model, or a readable `EngineError`.
 
 A simulation:
 - `simulation`: `simulate(scenario)`, one Monte Carlo run; `simulate_many(scenarios)`, many, batched
@@ -22,7 +22,7 @@ A simulation:
 - `keymaps`: key maps: how a head (or a big head) turns points into keys, many heads at once.
 - `geometry`: head projections as the engine computes with them: keys, overlaps, principal angles, the big head.
 - `sampling`: seeded draws: training sets, query points and random heads.
-- `targets`: the signal direction a and the targets m(x) = f(a . x) on tensors.
+- `target_tensors`: the signal direction a and the targets m(x) = f(a . x) on tensors.
 - `device`: which device and dtype the engine computes on.
 
 Reports and labs:

@@ -15,7 +15,7 @@ from headdiv.schemas.kernels import KERNELS
 from headdiv.schemas.weightings import WEIGHTINGS, Weighting
 from headdiv.workers.engine.geometry import HeadLayout
 from headdiv.workers.engine.keymaps import KeyMap, Maps, big_head_map, head_maps
-from headdiv.workers.engine.targets import signal_direction
+from headdiv.workers.engine.target_tensors import signal_direction
 
 Source = tuple[int, float]
 """(seed, AR(1) phi): scenarios with the same source draw the same training sets (`sampling`)."""

@@ -25,14 +25,14 @@ from headdiv.schemas import CovarianceRequest, Scenario
 from headdiv.schemas.bandwidths import bandwidth
 from headdiv.schemas.errors import JobCancelled
 from headdiv.schemas.fields import canonical
-from headdiv.schemas.results.labs import CovarianceResult
+from headdiv.schemas.results.lab_results import CovarianceResult
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.montecarlo import _nw_inputs
-from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.result_building import result_of
 from headdiv.workers.engine.sampling import query_points, training_sets
-from headdiv.workers.engine.targets import apply_target, signal_direction
+from headdiv.workers.engine.target_tensors import apply_target, signal_direction
 
 LIPSCHITZ_RANGE = 3.0
 """The paper's L is a global Lipschitz constant of m; the tool takes f's largest slope on |a.x| <= 3."""

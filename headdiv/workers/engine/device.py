@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 
 import torch
 
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.errors import EngineError
-from headdiv.schemas.settings import get_engine_settings
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 

@@ -13,9 +13,9 @@ from typing import Any, TypeVar, Unpack, cast
 from pydantic import BaseModel
 
 from headdiv.schemas import CovarianceRequest
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.labs import CovarianceResult, TrainingResult
-from headdiv.schemas.training import TrainingRequest
+from headdiv.schemas.results.lab_results import CovarianceResult, TrainingResult
+from headdiv.schemas.results.result_parts import ResultModel
+from headdiv.schemas.training_request import TrainingRequest
 from headdiv.workers.engine.covariance import run_covariance
 from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device
 from headdiv.workers.engine.entries import Entry, entry_for

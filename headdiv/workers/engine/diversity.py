@@ -13,8 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from headdiv.schemas.report_queries import overlap_by_projectors
-from headdiv.schemas.results.reports import HdiReport
-from headdiv.workers.engine.results import result_of
+from headdiv.schemas.results.report_results import HdiReport
+from headdiv.workers.engine.result_building import result_of
 
 Array = NDArray[np.float64]
 

@@ -11,7 +11,7 @@ Four lessons, each a pure function of a small validated query:
 - `budget_lesson`: parameters `4 d^2 + 4 d` independent of H, FLOPs and attention memory quadratic in
   the sequence length.
 
-The query models live in `headdiv.schemas.lessons` (torch-free), so the API, the dashboard and the
+The query models live in `headdiv.schemas.lesson_queries` (torch-free), so the API, the dashboard and the
 tests share one set of names, defaults and bounds; they keep every lesson well under 100 ms on one
 CPU core: these are teaching figures, not experiments.
 """
@@ -26,11 +26,11 @@ import numpy as np
 import torch
 
 from headdiv.schemas.fields import StrictModel
-from headdiv.schemas.lessons import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.lessons import BudgetLesson, EntropyLesson, ScalingLesson, SoftmaxLesson
+from headdiv.schemas.lesson_queries import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
+from headdiv.schemas.results.lesson_results import BudgetLesson, EntropyLesson, ScalingLesson, SoftmaxLesson
+from headdiv.schemas.results.result_parts import ResultModel
 from headdiv.workers.engine.entries import Entry, entry_for
-from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.result_building import result_of
 
 # --------------------------------------------------------------------------------------------------
 # Small pure helpers
@@ -331,7 +331,7 @@ LESSON_RUNNERS: tuple[LessonRunner[Any, Any], ...] = (
     lesson_entry(EntropyQuery, EntropyLesson, entropy_lesson),
     lesson_entry(BudgetQuery, BudgetLesson, budget_lesson),
 )
-"""One entry per lesson of `headdiv.schemas.lessons.LESSONS` (a test checks the two agree)."""
+"""One entry per lesson of `headdiv.schemas.lesson_queries.LESSONS` (a test checks the two agree)."""
 
 
 def lesson_runner(query: QueryT) -> Callable[[QueryT], ResultModel]:

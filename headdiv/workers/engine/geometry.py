@@ -18,7 +18,7 @@ import torch
 
 from headdiv.schemas import Scenario
 from headdiv.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
-from headdiv.schemas.results.common import AnglePair
+from headdiv.schemas.results.result_parts import AnglePair
 from headdiv.workers.engine.diversity import hdi_from_overlap, hdi_report
 from headdiv.workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator
 

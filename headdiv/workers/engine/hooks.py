@@ -11,7 +11,7 @@ from typing import Protocol, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
-from headdiv.schemas.results.common import ResultModel
+from headdiv.schemas.results.result_parts import ResultModel
 
 
 class Hooks(TypedDict, total=False):

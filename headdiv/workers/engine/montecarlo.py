@@ -33,7 +33,7 @@ from headdiv.workers.engine.device import block_bytes
 from headdiv.workers.engine.draws import BatchDraws
 from headdiv.workers.engine.nw import nw_attention
 from headdiv.workers.engine.sampling import SLICE_POINTS, query_points, training_sets
-from headdiv.workers.engine.targets import apply_target
+from headdiv.workers.engine.target_tensors import apply_target
 
 PROGRESS_EVERY_S = 0.1
 

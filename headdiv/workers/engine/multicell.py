@@ -16,11 +16,11 @@ from typing import Any, TypeVar, cast
 from headdiv.schemas import ArchitectureRequest, DiversitySweepRequest, SurfaceRequest, TheoryQuery
 from headdiv.schemas.metrics import SURFACE_METRICS, CellSummary
 from headdiv.schemas.requests import CellsRequest
-from headdiv.schemas.results.common import ResultModel
-from headdiv.schemas.results.sweeps import ArchitectureResult, DiversitySweepResult, SurfaceResult
+from headdiv.schemas.results.result_parts import ResultModel
+from headdiv.schemas.results.sweep_results import ArchitectureResult, DiversitySweepResult, SurfaceResult
 from headdiv.schemas.verdicts import worst_rise
 from headdiv.workers.engine.entries import Entry, entry_for
-from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.result_building import result_of
 from headdiv.workers.engine.theory import architecture_theory, fit_architecture, fit_diversity_bound
 
 

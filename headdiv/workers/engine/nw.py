@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import torch
 
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.workers.engine.device import block_bytes
 
 log = logging.getLogger(__name__)

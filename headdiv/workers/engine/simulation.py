@@ -11,10 +11,10 @@ import numpy as np
 import torch
 
 from headdiv.schemas import Scenario
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.errors import JobCancelled
 from headdiv.schemas.fields import canonical
-from headdiv.schemas.results.simulation import SimulationResult
-from headdiv.schemas.settings import get_engine_settings
+from headdiv.schemas.results.simulation_results import SimulationResult
 from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.workers.engine import decomposition as dec
 from headdiv.workers.engine.batch_moments import BatchMoments, CellSums
@@ -22,7 +22,7 @@ from headdiv.workers.engine.device import out_of_memory_as_error, resolve_device
 from headdiv.workers.engine.draws import BatchDraws
 from headdiv.workers.engine.geometry import HeadLayout, build_geometry, hdi_of
 from headdiv.workers.engine.montecarlo import run_draws
-from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.result_building import result_of
 
 Direct = dict[str, tuple[float, float]]
 """Per scheme: its MSE computed directly from the combined draws, and that MSE's standard error."""

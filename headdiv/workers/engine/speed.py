@@ -22,8 +22,8 @@ import time
 import torch
 
 from headdiv.schemas import Scenario
+from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.kept import keep, read_kept
-from headdiv.schemas.settings import get_engine_settings
 from headdiv.workers.engine.simulation import simulate
 
 CALIBRATION = {"replicates": 4, "H": 8, "queries": 64, "n": 4096, "d_k": 4, "seed": 1}

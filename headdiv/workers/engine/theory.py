@@ -13,8 +13,8 @@ import numpy as np
 from scipy.optimize import linprog, nnls
 
 from headdiv.schemas import TheoryQuery
-from headdiv.schemas.results.reports import TheoryReport
-from headdiv.workers.engine.results import result_of
+from headdiv.schemas.results.report_results import TheoryReport
+from headdiv.workers.engine.result_building import result_of
 
 N_GRID = sorted({round(float(v)) for v in np.logspace(1, 9, 33)})
 BUDGET_GRID = [2**k for k in range(0, 15)]

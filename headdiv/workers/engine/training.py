@@ -25,17 +25,17 @@ from headdiv.schemas import Scenario
 from headdiv.schemas.errors import JobCancelled
 from headdiv.schemas.geometries import Blocks
 from headdiv.schemas.kernels import KERNELS
-from headdiv.schemas.results.labs import TrainingResult
-from headdiv.schemas.results.reports import HdiReport
-from headdiv.schemas.training import INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
+from headdiv.schemas.results.lab_results import TrainingResult
+from headdiv.schemas.results.report_results import HdiReport
+from headdiv.schemas.training_request import INITS, LISTED_ANGLE_PAIRS, OPTIMIZERS, TrainingRequest
 from headdiv.workers.engine.decomposition import direct_mse, effective_heads, moments
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.diversity import hdi_report
 from headdiv.workers.engine.geometry import build_geometry
 from headdiv.workers.engine.hooks import Hooks
-from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.result_building import result_of
 from headdiv.workers.engine.sampling import query_points, seeded_generator, to_device, training_sets
-from headdiv.workers.engine.targets import apply_target, signal_direction
+from headdiv.workers.engine.target_tensors import apply_target, signal_direction
 
 TRAINING_QUERIES = 4
 """Sampling stream of the training loss' query points (the sampler's own streams are 1 to 3)."""
@@ -118,7 +118,7 @@ INIT_HEADS: dict[str, Callable[[Scenario], np.ndarray]] = {
     ),
     "orthogonal": lambda s: _equiangular(s, 90.0),
 }
-"""One implementation per name of `headdiv.schemas.training.INITS`, built by the geometry registry."""
+"""One implementation per name of `headdiv.schemas.training_request.INITS`, built by the geometry registry."""
 OPTIMIZER_CLASSES: dict[str, Callable[..., torch.optim.Optimizer]] = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}
 assert set(INIT_HEADS) == set(INITS) and set(OPTIMIZER_CLASSES) == set(OPTIMIZERS)
 

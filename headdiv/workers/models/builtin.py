@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from headdiv.schemas.builtin_models import BUILTINS
-from headdiv.schemas.results.reports import BuiltinModel, ModelHeadsReport
+from headdiv.schemas.results.report_results import BuiltinModel, ModelHeadsReport
 from headdiv.workers.models.model_hdi import model_hdi
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from headdiv.schemas.errors import ModelFileError
-from headdiv.schemas.results.reports import LocalModel
+from headdiv.schemas.results.report_results import LocalModel
 from headdiv.workers.models.checkpoint import CONFIG_NAME, open_checkpoint
 from headdiv.workers.models.naming import detect_layout, wanted
 

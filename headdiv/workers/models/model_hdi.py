@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from headdiv.schemas.errors import MeasurementStopped, ModelFileError
-from headdiv.schemas.results.reports import HdiReport, ModelHeadsReport
+from headdiv.schemas.results.report_results import HdiReport, ModelHeadsReport
 from headdiv.workers.engine.diversity import hdi, hdi_report
-from headdiv.workers.engine.results import result_of
+from headdiv.workers.engine.result_building import result_of
 from headdiv.workers.models.checkpoint import CheckpointSource, open_checkpoint
 from headdiv.workers.models.clusters import head_clusters, query_groups
 from headdiv.workers.models.head_counts import resolve_head_counts

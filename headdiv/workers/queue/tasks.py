@@ -19,14 +19,14 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
-from headdiv.jobs.cache.base import CacheUnavailable
-from headdiv.jobs.cache.redis import RedisCache
+from headdiv.jobs.cache.redis_cache import RedisCache
+from headdiv.jobs.cache.result_cache import CacheUnavailable
 from headdiv.jobs.cells import Expansion, cached_summaries, cell_id
 from headdiv.jobs.failures import UNWANTED, describe_failure, timed_out
+from headdiv.jobs.job_settings import get_job_settings
 from headdiv.jobs.keys import EVENTS, cancel_key, record_entry, wanted_key
 from headdiv.jobs.kinds import job_kind
 from headdiv.jobs.redis_client import connect
-from headdiv.jobs.settings import get_job_settings
 from headdiv.jobs.state import JobError, JobState, JobStatus
 from headdiv.schemas import Scenario
 from headdiv.workers.runner import JobRun, fill_cells, run_and_publish

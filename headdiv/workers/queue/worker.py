@@ -37,7 +37,7 @@ from headdiv.jobs.redis_client import connect
 from headdiv.jobs.rq_conventions import worker_name
 from headdiv.jobs.worker_info import publish, this_process
 from headdiv.workers.queue.device_info import describe_memory, device_probe
-from headdiv.workers.queue.settings import WorkerSettings, get_worker_settings
+from headdiv.workers.queue.worker_settings import WorkerSettings, get_worker_settings
 
 log = logging.getLogger(__name__)
 
