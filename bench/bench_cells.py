@@ -139,12 +139,12 @@ def fan_out_once(redis_url: str, count: int) -> float:
     """Seconds for `count` fresh workers (one compute thread each) to finish a 12x12 surface of a new seed."""
     from rq import Worker
 
+    from bench.queues import delete_queue
     from headdiv.jobs.ids import job_id
     from headdiv.schemas import SurfaceRequest
     from headdiv.schemas.fields import canonical
     from headdiv.server.backends.rq import RQBackend
     from headdiv.server.server_settings import ServerSettings
-    from tests.server.helpers import delete_queue
 
     queue = f"bench-{secrets.token_hex(4)}"
     env = {

@@ -52,9 +52,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.drawn import VIEW_DRAWN  # noqa: E402
 from bench.load import Processes, free_port, headdiv_command, wait_healthy  # noqa: E402
 from bench.timing import host_reference_ms  # noqa: E402
-from tests.dashboard.drawn import VIEW_DRAWN  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CALLBACK = "_dash-update-component"

@@ -13,6 +13,7 @@ One package in floors, ground first, imports pointing down (CONTRIBUTING.md, "La
 
 - `version`: the one version of headdiv, a leaf.
 - `schemas`: the ground floor, torch-free: pydantic models at the edges and the registries they are built from.
+- `plumbing`: shared machinery that is no vocabulary: bounded caches, work kept on disk, request identity.
 - `jobs`: the job protocol every door shares, torch-free: kinds, state, cells, ids, Redis keys, the result cache.
 - `workers`: the compute side: the torch engine, the one runner of a job, the queue worker, trained models.
 - `figures`: the Plotly figure builders: a result in, a figure out.

@@ -15,8 +15,8 @@ import httpx
 from pydantic import ValidationError
 
 from headdiv.jobs.state import JobState
+from headdiv.plumbing.vouching import UPLOAD_HEADER
 from headdiv.schemas.fields import refusal_lines
-from headdiv.schemas.vouching import UPLOAD_HEADER
 
 API_PREFIX = "/api/v1"
 UNAVAILABLE = "the API is unavailable"
@@ -82,7 +82,7 @@ class ApiClient:
     """Thin synchronous client of the headdiv API: the dashboard's server-side callbacks, the Python API.
 
     `vouch`: headers added to every request (the dashboard's: the browser's address, vouched for with its
-    key, so the API counts a dashboard user's work as theirs, `headdiv.schemas.vouching`)."""
+    key, so the API counts a dashboard user's work as theirs, `headdiv.plumbing.vouching`)."""
 
     def __init__(
         self,

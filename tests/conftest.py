@@ -24,7 +24,7 @@ hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
 
-# What a server keeps from one start to the next (`headdiv.schemas.kept`) goes to a folder of this run's own,
+# What a server keeps from one start to the next (`headdiv.plumbing.kept`) goes to a folder of this run's own,
 # not the user's ~/.cache: a run never finds work an earlier one left (servers the tests start inherit it).
 os.environ["HEADDIV_CACHE_DIR"] = tempfile.mkdtemp(prefix="headdiv-kept-")
 atexit.register(shutil.rmtree, os.environ["HEADDIV_CACHE_DIR"], True)

@@ -1,4 +1,4 @@
-"""Work kept from one start to the next (`headdiv.schemas.kept`): per installed version, by name, written whole,
+"""Work kept from one start to the next (`headdiv.plumbing.kept`): per installed version, by name, written whole,
 and never an error when the disk says no."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from headdiv.plumbing.kept import keep, kept_dir, read_kept
 from headdiv.schemas.engine_settings import get_engine_settings
-from headdiv.schemas.kept import keep, kept_dir, read_kept
 from headdiv.version import __version__
 
 
@@ -100,7 +100,7 @@ def test_a_kind_is_trimmed_to_its_bound_least_recently_used_first(
 ) -> None:
     import os
 
-    from headdiv.schemas import kept
+    from headdiv.plumbing import kept
 
     monkeypatch.setattr(kept, "MAX_KIND_BYTES", 350)
     for i in range(3):
@@ -113,7 +113,7 @@ def test_a_kind_is_trimmed_to_its_bound_least_recently_used_first(
 
 
 def test_the_source_digest_changes_with_a_source_and_not_with_anything_else(tmp_path: Path) -> None:
-    from headdiv.schemas.kept import source_digest
+    from headdiv.plumbing.kept import source_digest
 
     (tmp_path / "views").mkdir()
     (tmp_path / "views" / "chart.py").write_text("COLOUR = 'blue'\n")

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("headdiv.version",),
     ("headdiv.schemas",),
+    ("headdiv.plumbing",),
     ("headdiv.jobs",),
     ("headdiv.workers", "headdiv.figures"),
     ("headdiv.client",),
@@ -28,8 +29,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("headdiv.server",),
     ("headdiv.lab", "headdiv.cli"),
 )
-"""Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the job protocol every
-door shares (torch-free); the compute side and the figure builders; the one HTTP client of the API (the dashboard's and the Python API's); the Dash app; the
+"""Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the shared machinery
+that is no vocabulary (bounded caches, work kept on disk, request identity; `kept` reads the engine settings
+in the schemas); the job protocol every door shares (torch-free); the compute side and the figure builders; the one HTTP client of the API (the dashboard's and the Python API's); the Dash app; the
 HTTP API (which mounts the app); the Python API and the command line.
 The package's own `__init__` (lazy names for `import headdiv`) sits above them all, and nothing imports it."""
 
@@ -151,8 +153,8 @@ def offenders(package: str, allowed: tuple[str, ...], forbidden: tuple[str, ...]
 
 def test_the_engine_imports_neither_the_job_protocol_nor_the_server() -> None:
     """The engine owns its hook and runner types; below itself it sees only the ground floor (schemas,
-    settings, errors, the bounded LRU)."""
-    allowed = ("headdiv.workers.engine", "headdiv.schemas")
+    settings, errors) and the plumbing (the bounded LRU, work kept on disk)."""
+    allowed = ("headdiv.workers.engine", "headdiv.schemas", "headdiv.plumbing")
     assert offenders("headdiv/workers/engine", allowed, ("headdiv",)) == []
 
 
@@ -196,6 +198,17 @@ def test_the_dashboard_imports_only_torch_free_schemas_and_the_job_protocol() ->
             if name.split(".")[0] == "torch" or name.startswith(("headdiv.server", "headdiv.workers")):
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+def test_the_figures_build_plotly_figures_only() -> None:
+    """The Python API and the offline exports draw with them too: page components (Dash) are the dashboard's."""
+    found = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources("headdiv/figures")
+        for name in imports_of(path)
+        if name.split(".")[0] == "dash"
+    ]
+    assert found == []
 
 
 def test_the_job_protocol_and_the_schemas_load_no_torch() -> None:

@@ -6,7 +6,7 @@ import sys
 import threading
 
 from headdiv.jobs.cache.memory_cache import MemoryCache
-from headdiv.schemas.lru import ByteLRU
+from headdiv.plumbing.lru import ByteLRU
 
 
 def lru(max_bytes: int) -> ByteLRU[str, bytes]:

@@ -1,5 +1,5 @@
 """CONTRIBUTING.md's recipes, carried out: on a scratch copy of the code, add a weighting scheme with a
-parameter, or a geometry, by editing the one module the recipe names; then check in a fresh interpreter
+parameter, or a geometry, by editing the modules the recipe names; then check in a fresh interpreter
 that the new choice reaches the scenario, the engine, the API, the CLI, the URL, the dashboard and the
 docs. The checkout itself is never modified."""
 
@@ -28,7 +28,7 @@ def scratch_copy(tmp_path: Path) -> Path:
 
 
 def add_choice(module: Path, choice: str) -> None:
-    """The recipe's edit: one registered class, at the end of the concept's module."""
+    """A recipe's edit: one registered class (or a geometry's builder), at the end of the module."""
     module.write_text(module.read_text() + "\n\n" + textwrap.dedent(choice))
 
 
@@ -70,8 +70,10 @@ COMMON_CHECKS = """
 
 
 WEIGHTING_SCHEME = (
-    "headdiv/schemas/weightings.py",
-    """
+    (
+        (
+            "headdiv/schemas/weightings.py",
+            """
     @WEIGHTINGS.register("inverse_mse", "inverse MSE (γ)")
     class InverseMse(FixedWeights):
         \"\"\"Head h weighs MSE_h^-γ, normalised.\"\"\"
@@ -84,6 +86,8 @@ WEIGHTING_SCHEME = (
             w = m.head_mse ** -self.gamma
             return w / w.sum()
     """,
+        ),
+    ),
     f"""
     from headdiv.figures.weighting_charts import scheme_bars
     from headdiv.dashboard.views import weighting_view as weighting
@@ -107,15 +111,27 @@ WEIGHTING_SCHEME = (
 )
 
 GEOMETRY = (
-    "headdiv/schemas/geometries.py",
-    """
+    (
+        (
+            "headdiv/schemas/geometries.py",
+            """
     @GEOMETRIES.register("orthogonal", "orthogonal")
     class Orthogonal(Geometry):
         \"\"\"Every head in its own private block: all principal angles 90°.\"\"\"
-
-        def build(self, s: ScenarioCore, normal: Normal) -> Layout:
-            return _tilted_blocks(s.H, s.d_k, np.full(s.H, np.pi / 2))
     """,
+        ),
+        (
+            "headdiv/workers/engine/head_layouts.py",
+            """
+    from headdiv.schemas.geometries import Orthogonal
+
+
+    @builds(Orthogonal)
+    def _orthogonal(g: Orthogonal, s: ScenarioFields, normal: Normal) -> Layout:
+        return _tilted_blocks(s.H, s.d_k, np.full(s.H, np.pi / 2))
+    """,
+        ),
+    ),
     f"""
     r = post({{{SMALL}, "geometry": "orthogonal"}})
     result = r.json()["result"]
@@ -133,10 +149,14 @@ GEOMETRY = (
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("module", "choice", "checks"), [WEIGHTING_SCHEME, GEOMETRY], ids=["weighting", "geometry"])
-def test_a_new_choice_is_one_class_in_one_module(tmp_path: Path, module: str, choice: str, checks: str) -> None:
+@pytest.mark.parametrize(("edits", "checks"), [WEIGHTING_SCHEME, GEOMETRY], ids=["weighting", "geometry"])
+def test_a_new_choice_is_one_class_where_its_recipe_says(
+    tmp_path: Path, edits: tuple[tuple[str, str], ...], checks: str
+) -> None:
+    """One class in the concept's module; a geometry adds its builder in the engine."""
     root = scratch_copy(tmp_path)
-    add_choice(root / module, choice)
+    for module, choice in edits:
+        add_choice(root / module, choice)
     out = run_checks(root, COMMON_CHECKS + checks)
     assert "fingerprint" in out and CHOICES_FINGERPRINT not in out  # new job ids: no stale result is served
 

@@ -28,6 +28,7 @@ from headdiv.schemas.weightings import WEIGHTINGS
 from headdiv.server.main import create_app
 from headdiv.server.server_settings import ServerSettings
 from headdiv.workers import docs
+from headdiv.workers.engine.head_layouts import BUILDERS
 from headdiv.workers.engine.simulation import simulate
 
 REGISTRY = build_registry(VIEWS)
@@ -91,6 +92,7 @@ def test_each_weighting_scheme_reaches_the_result_and_the_weighting_view() -> No
 
 
 def test_each_geometry_simulates_and_keeps_its_own_rules() -> None:
+    assert list(BUILDERS) == list(GEOMETRIES.names)  # the engine builds every registered geometry's heads
     for g in GEOMETRIES:
         extra = {"tilts": [0.0, 30.0, 60.0]} if g.name == "tilted" else {}
         result = simulate({**SMALL, "geometry": g.name, **extra}, device="cpu").model_dump(mode="json")

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from headdiv.cli.command_basics import (
 )
 from headdiv.jobs.kinds import JOB_KINDS, JobKind
 from headdiv.schemas import HDIRequest, TheoryQuery
+from headdiv.schemas.engine_settings import DoorSettings
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -108,7 +108,7 @@ def engine_main(command: EngineCommand, args: argparse.Namespace, out: TextIO, e
     except Exception as exc:
         # The engine refuses a request it cannot run (EngineError) or fails outright; either way the
         # user gets one readable line and a non-zero status. HEADDIV_DEBUG=1 shows the traceback.
-        if os.environ.get("HEADDIV_DEBUG") == "1":
+        if DoorSettings().debug:
             raise
         from headdiv.jobs.failures import describe_failure
 

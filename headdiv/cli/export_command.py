@@ -23,7 +23,7 @@ PATIENCE_S = 1800.0
 @contextmanager
 def local_headdiv() -> Iterator[str]:
     """The app, embedded, served from a thread of this process (`in_process`) while the file is asked for."""
-    from headdiv.server.in_process import start
+    from headdiv.server import start
 
     # no warm-up or warm start: their threads would still be running at exit (and the process abort with them)
     running = start("headdiv-export", warm_up=False, warm_start=False, shared_responses=False)

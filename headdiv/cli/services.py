@@ -24,10 +24,8 @@ from headdiv.cli.command_basics import (
 def serve_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from pydantic import ValidationError
 
-    from headdiv.schemas.vouching import dashboard_key
-    from headdiv.server.http_guard import Server, uvicorn_config
-    from headdiv.server.main import create_app
-    from headdiv.server.server_settings import ServerSettings
+    from headdiv.plumbing.vouching import dashboard_key
+    from headdiv.server import Server, ServerSettings, create_app, uvicorn_config
 
     overrides: dict[str, Any] = {}
     if args.host is not None:
@@ -141,7 +139,7 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Enqueue the dashboard's first computations at low priority on a scaled set-up's queue."""
     from pydantic import ValidationError
 
-    from headdiv.server.server_settings import ServerSettings
+    from headdiv.server import ServerSettings
 
     try:
         settings = ServerSettings()
@@ -157,8 +155,7 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     from headdiv.jobs.ids import job_id
     from headdiv.schemas.fields import canonical
-    from headdiv.server.backends.rq import RQBackend
-    from headdiv.server.start_up import warm_requests
+    from headdiv.server import RQBackend, warm_requests
 
     backend = RQBackend(settings)
     requests = warm_requests()
@@ -172,15 +169,19 @@ def warm_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def dashboard_main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from starlette.middleware.gzip import GZipMiddleware
 
-    from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
-    from headdiv.server.dashboard_mount import dashboard_app
-    from headdiv.server.http_guard import Server, uvicorn_config
-    from headdiv.server.main import COMPRESS_FROM_BYTES
-    from headdiv.server.refusals import RefusalLogMiddleware
-    from headdiv.server.server_settings import ServerSettings
+    from headdiv.server import (
+        COMPRESS_FROM_BYTES,
+        RefusalLogMiddleware,
+        SecurityHeadersMiddleware,
+        Server,
+        ServerSettings,
+        content_security_policy,
+        dashboard_app,
+        uvicorn_config,
+    )
 
-    api_url = args.api_url or os.environ.get("HEADDIV_API_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     settings = ServerSettings()
+    api_url = args.api_url or settings.api_url or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     dashboard = dashboard_app(api_url, body_limit=settings.max_body_bytes)
     csp = content_security_policy(dashboard.script_hashes, settings.framing_origins)
     sock = listen(args.host, args.port, err, "choose another with --port N")

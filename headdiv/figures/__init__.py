@@ -1,8 +1,7 @@
 """Figure builders: a result model (`headdiv.schemas.results`) in, a Plotly figure out; pure functions, no HTTP.
 
 The dashboard's views, the Python API (`Result.figures()`) and the offline exports draw with these same builders,
-so they show the same pictures. No Dash but in one place: `foundations_charts` builds the head budget's table as Dash html
-components.
+so they show the same pictures. Plotly only, no Dash: a table drawn as page components lives with its view.
 
 - `theme`: colours and layout every chart shares, and `fmt`, the one way a number (with its error) is written.
 - `catalog`: every result's charts by name (what `Result.figures()` returns), the main one first.
@@ -13,6 +12,6 @@ components.
 - `sweep_charts`: the long computations: surfaces, diversity sweeps, architectures and theory curves.
 - `covariance_charts`: the covariance lab: the measured inter-head covariance, its split, and Lemma 4.1's bound.
 - `training_charts`: the training lab: loss and HDI over the steps, the held-out MSE split, one step's overlaps.
-- `foundations_charts`: the foundations lessons' charts, and the head budget's table (Dash html components).
+- `foundations_charts`: the foundations lessons' charts.
 - `model_charts`: a trained model's head diversity: per-layer HDI against chance, a layer's overlap and angles.
 """

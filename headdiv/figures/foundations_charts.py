@@ -1,14 +1,10 @@
-"""Charts of the foundations lessons: pure functions from a lesson's answer (its model) to a figure or a table."""
+"""Charts of the foundations lessons: pure functions from a lesson's answer (its model) to a figure."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import plotly.graph_objects as go
-from dash import html
-from dash.development.base_component import Component
 
-from headdiv.figures.theme import COMPONENT_COLORS, THEORY_COLOR, finite, fmt, head_color, styled
+from headdiv.figures.theme import COMPONENT_COLORS, THEORY_COLOR, fmt, head_color, styled
 from headdiv.schemas.results.lesson_results import (
     BudgetLesson,
     DotProducts,
@@ -160,48 +156,3 @@ def budget_figure(r: BudgetLesson) -> go.Figure:
     fig.update_xaxes(title="sequence length n", type="log", dtick=1)
     fig.update_yaxes(title="count", type="log", exponentformat="power")
     return styled(fig, f"Cost against n at d_model = {r.chosen.d_model}, H = {r.chosen.H}", height=340)
-
-
-def _human(x: Any) -> str:
-    v = finite(x)
-    if v is None:
-        return "—"
-    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(v) >= size:
-            return f"{fmt(v / size)}{unit}"
-    return fmt(v)
-
-
-def budget_table(r: BudgetLesson) -> Component:
-    """Every H dividing d_model at the chosen n: the parameter column never changes, the last two do."""
-    cell = {"padding": "3px 10px", "textAlign": "right", "borderBottom": "1px solid #e5e7eb"}
-    header = html.Tr(
-        [
-            html.Th(t, style={**cell, "fontWeight": 600})
-            for t in ("H", "d_k", "parameters", "Q,K,V per head", "FLOPs", "attention bytes")
-        ]
-    )
-    body = [
-        html.Tr(
-            [
-                html.Td(row.H, style=cell),
-                html.Td(row.d_k, style=cell),
-                html.Td(f"{row.params:,}", style=cell),
-                html.Td(f"{row.params_per_head:,}", style=cell),
-                html.Td(_human(row.flops), style=cell),
-                html.Td(_human(row.attention_bytes), style=cell),
-            ],
-            style={"fontWeight": 700, "background": "#eef4fb"} if row.H == r.chosen.H else None,
-        )
-        for row in r.by_heads
-    ]
-    caption = html.Caption(
-        f"Every H dividing d_model = {r.chosen.d_model} at n = {r.chosen.seq_len}: "
-        f"parameters {r.params_formula.replace('^2', '²')} whatever H",  # 4 d_model² + 4 d_model
-        style={"captionSide": "top", "textAlign": "left", "padding": "4px 0 8px", "fontSize": "0.92em"},
-    )
-    return html.Table(
-        [caption, html.Thead(header), html.Tbody(body)],
-        className="budget-table",
-        style={"borderCollapse": "collapse", "width": "100%", "fontVariantNumeric": "tabular-nums"},
-    )

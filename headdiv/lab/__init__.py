@@ -371,10 +371,10 @@ theory = _call("theory")
 
 
 def _found_here() -> list[Any]:
+    from headdiv.schemas.engine_settings import DoorSettings
     from headdiv.workers import instant_reports
 
-    folder = os.environ.get("HEADDIV_MODELS_DIR")
-    return instant_reports.local_models(Path(folder) if folder else None)
+    return instant_reports.local_models(DoorSettings().models_dir)
 
 
 def local_models() -> list[LocalModel]:

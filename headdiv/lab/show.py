@@ -44,7 +44,7 @@ def local_server(timeout_s: float = 120.0) -> str:
     """The embedded server of this session, started on first use; its base URL."""
     with _LOCK:
         if not _SERVER:
-            from headdiv.server.in_process import start
+            from headdiv.server import start
 
             engine_ready()  # its computations run the same compiled engine as this process's calls
             _SERVER.append(start("headdiv-show", timeout_s, **QUIET).url)
@@ -149,7 +149,7 @@ def _view_file(query: str, result: Result | None) -> bytes:
     import httpx
 
     from headdiv.dashboard import EXPORT_PATH
-    from headdiv.server.in_process import start
+    from headdiv.server import start
 
     engine_ready()  # what the page computes besides `result` runs the engine this process's calls run
     running = start("headdiv-show-file", **QUIET)

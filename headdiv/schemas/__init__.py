@@ -15,7 +15,8 @@ Requests and results:
 
 The model's concepts, one registry each (docs/model.md):
 - `registry`: one name -> choice table per concept, that everything else derives from.
-- `geometries`: head geometries: where each head's key subspace sits, with controlled angles.
+- `scenario_fields`: what the registries read of a scenario, a Protocol (so they need not import it).
+- `geometries`: head geometries: their parameters and rules (the engine builds the heads).
 - `targets`: the regression functions m(x) = f(a . x).
 - `kernels`: the NW kernels.
 - `bandwidths`: the Gaussian kernel's bandwidth rules.
@@ -29,9 +30,6 @@ Shared by every door:
 - `csv_tables`: results as CSV tables, the same text wherever a user takes one away.
 - `errors`: the errors a computation raises on purpose, in words a user can act on.
 - `engine_settings`: the engine's settings, and `DoorSettings`, read by the API and the dashboard alike.
-- `vouching`: how a dashboard tells the API whose request it makes.
-- `lru`: the one least-recently-used map bounded by the total size of its values.
-- `kept`: work that is the same at every start, kept on disk once per installed version.
 """
 
 from headdiv.schemas.fields import StrictModel

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from pydantic import Field
 
 from headdiv.schemas.fields import Float, Sweep
 from headdiv.schemas.registry import Choice, Registry
-
-if TYPE_CHECKING:
-    from headdiv.schemas.scenario import ScenarioCore
+from headdiv.schemas.scenario_fields import ScenarioFields
 
 
 class BandwidthRule(Choice):
@@ -19,7 +17,7 @@ class BandwidthRule(Choice):
 
     implements = ("h",)
 
-    def h(self, s: ScenarioCore, d: int) -> float:
+    def h(self, s: ScenarioFields, d: int) -> float:
         """The bandwidth for a head of dimension d."""
         raise NotImplementedError
 
@@ -31,7 +29,7 @@ BANDWIDTH_RULES: Registry[BandwidthRule] = Registry("bandwidth rule", BandwidthR
 class PaperRule(BandwidthRule):
     """h = 1/√d, as the paper sets it."""
 
-    def h(self, s: ScenarioCore, d: int) -> float:
+    def h(self, s: ScenarioFields, d: int) -> float:
         return 1.0 / math.sqrt(d)
 
 
@@ -39,7 +37,7 @@ class PaperRule(BandwidthRule):
 class ScottRule(BandwidthRule):
     """h = n^(-1/(d+4)), Scott's rule for unit-variance inputs."""
 
-    def h(self, s: ScenarioCore, d: int) -> float:
+    def h(self, s: ScenarioFields, d: int) -> float:
         return float(s.n ** (-1.0 / (d + 4)))
 
 
@@ -51,10 +49,10 @@ class FixedRule(BandwidthRule):
         1.0, ge=1e-3, le=1e3, title="bandwidth h (fixed)", description="Bandwidth for bandwidth_rule 'fixed'."
     )
 
-    def h(self, s: ScenarioCore, d: int) -> float:
+    def h(self, s: ScenarioFields, d: int) -> float:
         return self.bandwidth
 
 
-def bandwidth(s: ScenarioCore, d: int) -> float:
+def bandwidth(s: ScenarioFields, d: int) -> float:
     """h of the Gaussian kernel for a head of dimension d under the scenario's rule."""
     return BANDWIDTH_RULES[s.bandwidth_rule].of(s).h(s, d)

@@ -16,12 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from headdiv.schemas.engine_settings import get_engine_settings
-
-if TYPE_CHECKING:
-    from headdiv.schemas.scenario import ScenarioCore
+from headdiv.schemas.geometries import GEOMETRIES
+from headdiv.schemas.scenario_fields import ScenarioFields
 
 
 @dataclass(frozen=True)
@@ -76,11 +74,9 @@ PARTS: dict[str, Part] = {
 """Every part of a job's cost: a simulation's, then a training's own."""
 
 
-def scenario_counts(s: ScenarioCore) -> dict[str, float]:
+def scenario_counts(s: ScenarioFields) -> dict[str, float]:
     """Each part's count for one simulation of `s` (docs/model.md sections 1-4: the NW step of every head
     and of the big head, the training sets, the key maps, the heads' moments, the geometry's construction)."""
-    from headdiv.schemas.geometries import GEOMETRIES
-
     geometry = GEOMETRIES[s.geometry].of(s)
     R, H, Q, n, d, p = float(s.replicates), s.H, s.queries, s.n, s.d_k, geometry.ambient_dim(s)
     chain = 1.0 + (math.log2(n) / 4 if s.ar1_phi > 0 else 0.0)  # each doubling step: one pass over the chain

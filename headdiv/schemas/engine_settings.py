@@ -7,6 +7,7 @@ schema's work-budget rule all need them without importing the web stack.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -102,3 +103,16 @@ class DoorSettings(BaseSettings):
         description="The address students' phones reach this server at (e.g. http://192.168.1.20:8050): class "
         "poll links and QR codes use it. Unset: the address the lecturer's page was opened with.",
     )
+    models_dir: Path | None = Field(
+        None,
+        description="A folder of models this server offers (model folders or .safetensors files), listed with "
+        "the local Hugging Face cache's models by GET /api/v1/models/local and measured on demand; the Python "
+        "API lists it too.",
+    )
+    figure_cache_bytes: int = Field(
+        48 << 20,
+        gt=0,
+        description="Bound of the dashboard's one memory of drawn answers (the live charts and the pure "
+        "callbacks' answers together).",
+    )
+    debug: bool = Field(False, description="The command line shows an unexpected error's traceback, not one line.")

@@ -1,30 +1,20 @@
 """Head geometries (docs/model.md section 2): where each head's key subspace sits, with controlled angles.
 
-Each entry builds the heads of a scenario as one of two layouts the engine knows how to compute with:
-
-- `Blocks`: `R^p` is cut into H + 1 blocks of d_k coordinates (B_0 shared, B_h private to head h) and
-  column j of W_h is `a[h, j] e_j(B_0) + b[h, j] e_col[h, j](B_h)`, so the p x d_k matrices are never built;
-- `Dense`: arbitrary orthonormal heads, stacked as an (H, p, d_k) array.
-
-Adding a geometry is one registered class below: its parameters (fields added to the scenario), its
-`build`, and the rule it imposes between fields (`check`).
+Each entry holds a geometry's parameters (fields added to the scenario), the rule it imposes between fields
+(`check`), and what its heads cost; the heads themselves are built by the engine
+(`headdiv.workers.engine.head_layouts`), so this table, which every door reads, holds no array code.
+Adding a geometry is one registered class below and its builder there.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, ClassVar
+from typing import Annotated, ClassVar
 
-import numpy as np
 from pydantic import Field
 
 from headdiv.schemas.fields import Float, Int, Sweep
 from headdiv.schemas.registry import Choice, Registry
-
-if TYPE_CHECKING:
-    from headdiv.schemas.scenario import ScenarioCore
+from headdiv.schemas.scenario_fields import ScenarioFields
 
 MAX_P = 4096
 """Largest ambient dimension of a dense geometry (and of matrices sent to POST /hdi)."""
@@ -33,90 +23,23 @@ MAX_SVD_FLOPS = 1 << 30
 LAPACK call, which nothing can interrupt, so it is kept under about a second (0.5 s at p = D = 1024 on
 one core here) and a cancel never waits on it for longer (bench/bench_cost.py's "cancel wait")."""
 
-Normal = Callable[[tuple[int, ...]], np.ndarray]
-"""Seeded float64 standard-normal draws of a given shape, supplied by the engine (reproducible per seed)."""
-
-
-class HeadLayout:
-    """H heads of dimension d_k in R^p, however they are stored."""
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """(H, p, d_k)."""
-        raise NotImplementedError
-
-    @property
-    def H(self) -> int:
-        return self.shape[0]
-
-    @property
-    def p(self) -> int:
-        return self.shape[1]
-
-    @property
-    def d_k(self) -> int:
-        return self.shape[2]
-
-    def spread_coordinates(self) -> list[int]:
-        """Where a 'spread' signal lives. Without blocks to spread over, it is the first coordinate, as a
-        'shared' one."""
-        return [0]
-
-
-@dataclass(frozen=True)
-class Blocks(HeadLayout):
-    """W_h = U_0 diag(a_h) + U_h S_h: head h mixes block B_0 with its private block B_h."""
-
-    a: np.ndarray  # (H, d_k) weight of B_0's column j in W_h's column j
-    b: np.ndarray  # (H, d_k) weight of the private column
-    col: np.ndarray  # (H, d_k) int: which column of B_h W_h's column j uses (0 where b == 0)
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        h, d = self.a.shape
-        return int(h), int((h + 1) * d), int(d)
-
-    def spread_coordinates(self) -> list[int]:
-        """The first coordinate of every block."""
-        return list(range(0, self.p, self.d_k))
-
-
-@dataclass(frozen=True)
-class Dense(HeadLayout):
-    """Arbitrary orthonormal heads, stacked as (H, p, d_k)."""
-
-    w: np.ndarray
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        h, p, d = self.w.shape
-        return int(h), int(p), int(d)
-
-
-Layout = Blocks | Dense
-
 
 class Geometry(Choice):
     """Where each head's key subspace sits."""
 
-    implements = ("build",)
     follows_heads: ClassVar[bool] = True
     """False when the geometry fixes one value per head, so a sweep that changes H cannot use it."""
 
-    def build(self, s: ScenarioCore, normal: Normal) -> Layout:
-        """The heads of the scenario; `normal(shape)` gives seeded float64 normal draws when randomness is needed."""
-        raise NotImplementedError
-
-    def ambient_dim(self, s: ScenarioCore) -> int:
+    def ambient_dim(self, s: ScenarioFields) -> int:
         """p of docs/model.md: H + 1 blocks of d_k coordinates unless the geometry says otherwise."""
         return (s.H + 1) * s.d_k
 
-    def layout_flops(self, s: ScenarioCore) -> float:
+    def layout_flops(self, s: ScenarioFields) -> float:
         """Flops of building the heads, their overlaps and the big head's basis (a part of a run's cost,
         `headdiv.schemas.cost`): none for block layouts, which are written down in closed form."""
         return 0.0
 
-    def key_map_cost(self, s: ScenarioCore) -> tuple[float, float]:
+    def key_map_cost(self, s: ScenarioFields) -> tuple[float, float]:
         """(flops of matrix products, coordinates gathered elementwise) of mapping one point to the keys of
         every head and of the big head (docs/model.md section 4). A block head gathers its d_k coordinates
         from two blocks, elementwise; the big head mixes, for each of the d_k columns, the H + 1 blocks'
@@ -125,19 +48,6 @@ class Geometry(Choice):
 
 
 GEOMETRIES: Registry[Geometry] = Registry("geometry", Geometry)
-
-
-def equiangular_phi(theta_deg: float) -> float:
-    """Tilt phi with cos(phi) = sqrt(cos(theta)), so every principal angle between two heads is theta."""
-    return math.acos(math.sqrt(max(0.0, math.cos(math.radians(theta_deg)))))
-
-
-def _tilted_blocks(H: int, d: int, phis: np.ndarray) -> Blocks:
-    # theta = 90 gives cos(phi) = sqrt(6e-17): snap to the exact orthogonal heads it means.
-    a = np.where(np.abs(np.cos(phis)) < 1e-7, 0.0, np.cos(phis))
-    b = np.where(np.abs(np.sin(phis)) < 1e-15, 0.0, np.sin(phis))
-    cols = np.broadcast_to(np.arange(d), (H, d)).copy()
-    return Blocks(np.repeat(a[:, None], d, 1), np.repeat(b[:, None], d, 1), cols)
 
 
 @GEOMETRIES.register("equiangular", "equiangular")
@@ -152,9 +62,6 @@ class Equiangular(Geometry):
         description="Principal angle between every pair of heads (equiangular), degrees.",
     )
 
-    def build(self, s: ScenarioCore, normal: Normal) -> Layout:
-        return _tilted_blocks(s.H, s.d_k, np.full(s.H, equiangular_phi(self.theta)))
-
 
 @GEOMETRIES.register("tilted", "tilted")
 class Tilted(Geometry):
@@ -168,10 +75,7 @@ class Tilted(Geometry):
         description="One tilt angle per head in degrees (geometry 'tilted').",
     )
 
-    def build(self, s: ScenarioCore, normal: Normal) -> Layout:
-        return _tilted_blocks(s.H, s.d_k, np.radians(np.asarray(self.tilts, dtype=np.float64)))
-
-    def check(self, s: ScenarioCore) -> None:
+    def check(self, s: ScenarioFields) -> None:
         if self.tilts is None:
             raise ValueError("tilts: geometry 'tilted' needs a list of H tilt angles in degrees")
         if len(self.tilts) != s.H:
@@ -186,13 +90,7 @@ class SharedDims(Geometry):
         1, ge=0, le=256, title="shared dimensions", description="Dimensions every head shares (geometry 'shared_dims')."
     )
 
-    def build(self, s: ScenarioCore, normal: Normal) -> Layout:
-        H, d, k = s.H, s.d_k, self.shared_dims
-        shared = (np.arange(d) < k).astype(np.float64)
-        col = np.where(np.arange(d) >= k, np.arange(d) - k, 0)
-        return Blocks(np.tile(shared, (H, 1)), np.tile(1.0 - shared, (H, 1)), np.tile(col, (H, 1)))
-
-    def check(self, s: ScenarioCore) -> None:
+    def check(self, s: ScenarioFields) -> None:
         if self.shared_dims > s.d_k:
             raise ValueError(f"shared_dims: {self.shared_dims} exceeds d_k = {s.d_k}")
 
@@ -205,26 +103,22 @@ class RandomHeads(Geometry):
         64, ge=1, le=MAX_P, title="ambient dimension p (random)", description="Ambient dimension (geometry 'random')."
     )
 
-    def build(self, s: ScenarioCore, normal: Normal) -> Layout:
-        raw = normal((s.H, self.p, s.d_k))
-        return Dense(np.stack([np.linalg.qr(raw[h])[0] for h in range(s.H)]))
-
-    def ambient_dim(self, s: ScenarioCore) -> int:
+    def ambient_dim(self, s: ScenarioFields) -> int:
         return self.p
 
-    def layout_flops(self, s: ScenarioCore) -> float:
+    def layout_flops(self, s: ScenarioFields) -> float:
         """Dense heads cost linear algebra before any NW step: the big head's basis is the SVD of the p x D
         stack of all heads (D = H d_k; p D min(p, D) flops), the overlaps one D x D product over p, each
         head a QR."""
         D = s.H * s.d_k
         return self.p * D * min(self.p, D) + 0.05 * self.p * D * D + s.H * self.p * s.d_k**2
 
-    def key_map_cost(self, s: ScenarioCore) -> tuple[float, float]:
+    def key_map_cost(self, s: ScenarioFields) -> tuple[float, float]:
         """Dense maps: a p-vector times the p x D heads and the p x min(p, D) big head's basis."""
         D = s.H * s.d_k
         return self.p * (D + min(self.p, D)), 0.0
 
-    def check(self, s: ScenarioCore) -> None:
+    def check(self, s: ScenarioFields) -> None:
         if self.p < s.d_k:
             raise ValueError(f"p: a {self.p}-dimensional space cannot hold a head of dimension d_k = {s.d_k}")
         D = s.H * s.d_k
@@ -235,7 +129,7 @@ class RandomHeads(Geometry):
                 f"{MAX_SVD_FLOPS:.3g}; lower p, H or d_k"
             )
 
-    def notes(self, s: ScenarioCore) -> list[str]:
+    def notes(self, s: ScenarioFields) -> list[str]:
         if s.H * s.d_k > self.p:
             return [f"H*d_k = {s.H * s.d_k} > p = {self.p}: mutually orthogonal heads are impossible here"]
         return []

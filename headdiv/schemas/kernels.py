@@ -8,16 +8,14 @@ plus a per-query constant that the softmax cancels (`distance = True`).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Annotated, ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
 from headdiv.schemas.bandwidths import bandwidth
 from headdiv.schemas.fields import Float, Sweep
 from headdiv.schemas.registry import Choice, Registry
-
-if TYPE_CHECKING:
-    from headdiv.schemas.scenario import ScenarioCore
+from headdiv.schemas.scenario_fields import ScenarioFields
 
 
 class Kernel(Choice):
@@ -27,7 +25,7 @@ class Kernel(Choice):
     distance: ClassVar[bool] = False
     """True: logits are a scaled -|q - k|^2 (keys and queries are centred, and the -|k|^2 term added)."""
 
-    def logit_scale(self, s: ScenarioCore, d: int) -> float:
+    def logit_scale(self, s: ScenarioFields, d: int) -> float:
         """What multiplies q.k for heads of dimension d."""
         raise NotImplementedError
 
@@ -41,7 +39,7 @@ class Gaussian(Kernel):
 
     distance = True
 
-    def logit_scale(self, s: ScenarioCore, d: int) -> float:
+    def logit_scale(self, s: ScenarioFields, d: int) -> float:
         return 1.0 / bandwidth(s, d) ** 2
 
 
@@ -53,5 +51,5 @@ class Softmax(Kernel):
         1.0, ge=1e-2, le=1e3, title="temperature (softmax)", description="Softmax temperature (kernel 'softmax')."
     )
 
-    def logit_scale(self, s: ScenarioCore, d: int) -> float:
+    def logit_scale(self, s: ScenarioFields, d: int) -> float:
         return 1.0 / (self.temperature * math.sqrt(d))

@@ -17,7 +17,8 @@ are all read from these tables, so adding a choice is one class in one module. A
 is not registered is an error naming the known ones.
 
 Choices stay importable without torch (the dashboard reads them): they work on the tensors they are
-given through tensor methods, or on NumPy arrays.
+given through tensor methods, or on NumPy arrays. Geometries are the exception to "one class": their
+heads are built by the engine (`headdiv.workers.engine.head_layouts`), one builder per entry.
 """
 
 from __future__ import annotations

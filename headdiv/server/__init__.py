@@ -22,8 +22,34 @@ Serving many visitors:
 The lecture hall:
 - `poll_counts`: where class polls are counted: in memory (embedded) or in the queue's Redis (scaled).
 - `rooms`: rooms: every phone in a lecture hall follows what the lecturer's page shows.
+
+This module is the server's public face: the command line and the Python API use the names in `__all__` and
+nothing inside the package.
 """
 
+from headdiv.server.api.security import SecurityHeadersMiddleware, content_security_policy
+from headdiv.server.backends.rq import RQBackend
+from headdiv.server.dashboard_mount import dashboard_app
+from headdiv.server.http_guard import Server, uvicorn_config
+from headdiv.server.in_process import start
+from headdiv.server.main import COMPRESS_FROM_BYTES, create_app
+from headdiv.server.refusals import RefusalLogMiddleware
+from headdiv.server.server_settings import ServerSettings
+from headdiv.server.start_up import warm_requests
 from headdiv.version import __version__
 
-__all__ = ["__version__"]
+__all__ = [
+    "COMPRESS_FROM_BYTES",
+    "RQBackend",
+    "RefusalLogMiddleware",
+    "SecurityHeadersMiddleware",
+    "Server",
+    "ServerSettings",
+    "__version__",
+    "content_security_policy",
+    "create_app",
+    "dashboard_app",
+    "start",
+    "uvicorn_config",
+    "warm_requests",
+]

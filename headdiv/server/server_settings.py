@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from pydantic import Field, model_validator
 
@@ -50,11 +49,6 @@ class ServerSettings(JobSettings, DoorSettings):
         ge=16,
         description="Connections and requests served at once before 503 (unset: from the process's "
         "descriptor limit, which start-up raises to its hard limit).",
-    )
-    models_dir: Path | None = Field(
-        None,
-        description="A folder of models this server offers (model folders or .safetensors files), listed with "
-        "the local Hugging Face cache's models by GET /api/v1/models/local and measured on demand.",
     )
     upload_slots: int = Field(1, ge=1, le=64, description="Model uploads measured at once (more wait, then 429).")
     upload_timeout_s: float = Field(

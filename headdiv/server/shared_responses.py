@@ -6,7 +6,7 @@ server rebuild the 290 KB layout and re-gzip the 2 MB MathJax bundle sixty times
 those paths from memory: the first request is passed to the app (without compression, cookies or
 validators), and its 200 answer is kept with its gzip (level 9) and, where the `brotli` module is
 installed, brotli (quality 11, computed in a thread after the gzip is served) encodings (both kept on disk
-by the body's hash for the next start, `headdiv.schemas.kept`), an ETag, and
+by the body's hash for the next start, `headdiv.plumbing.kept`), an ETag, and
 long-lived caching for fingerprinted files (Dash's `.v<version>m<mtime>.` names, the vendored bundles'
 content hashes, the assets' `?m=` query). Everything else passes through untouched.
 
@@ -35,7 +35,7 @@ import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from headdiv.schemas.kept import keep, read_kept
+from headdiv.plumbing.kept import keep, read_kept
 
 try:
     import brotli

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import JobKind, kind_at
+from headdiv.plumbing.kept import keep, read_kept
 from headdiv.schemas.fields import canonical
-from headdiv.schemas.kept import keep, read_kept
 from headdiv.server.activity import Activity
 from headdiv.server.admission import Speed
 from headdiv.server.backends.backend_protocol import JobBackend
@@ -143,7 +143,7 @@ KEPT_WAIT_S = 900.0
 
 def take_kept(backend: JobBackend) -> list[tuple[JobKind, BaseModel, str]]:
     """Embedded: put the first views an earlier start of this version computed into the cache (their job ids
-    name the engine's version, `headdiv.schemas.kept`); the others, with their ids, are left to compute.
+    name the engine's version, `headdiv.plumbing.kept`); the others, with their ids, are left to compute.
     Scaled, the results live in Redis and outlive a restart already."""
     todo = []
     for kind, request in warm_requests():

@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.drawn import HOLDS_DATA, SHOWN_PLOTS
 from headdiv.dashboard.teaching.tours import TOURS
 from headdiv.dashboard.views import VIEWS
 from tests.dashboard.axe import serious_findings
-from tests.dashboard.drawn import HOLDS_DATA, SHOWN_PLOTS
 from tests.dashboard.test_layout_browser import LIGHT, wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.browser]

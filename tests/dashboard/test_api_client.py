@@ -97,7 +97,7 @@ def test_requests_made_for_a_browser_carry_its_address() -> None:
     import flask
 
     from headdiv.dashboard.drawing.vouched_client import dashboard_client
-    from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
+    from headdiv.plumbing.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 
     seen: list[str | None] = []
 

@@ -12,9 +12,9 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
+from bench.drawn import VIEW_DRAWN
 from tests.conftest import need
 from tests.dashboard.conftest import value_point
-from tests.dashboard.drawn import VIEW_DRAWN
 from tests.dashboard.test_layout_browser import wait_view_drawn
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs_version
 
+from bench.drawn import SHOWN_PLOTS, VIEW_DRAWN
 from headdiv.dashboard.page.app import DCC_FIRST, create_dash_app
 from headdiv.dashboard.page.vendored import FULL, RUNTIME, SMALL
-from tests.dashboard.drawn import SHOWN_PLOTS, VIEW_DRAWN
 from tests.dashboard.test_browser import SMALL as SMALL_SCENARIO
 from tests.dashboard.test_browser import wait_chart
 

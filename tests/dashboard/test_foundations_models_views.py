@@ -25,6 +25,7 @@ from headdiv.dashboard.page.app import build_registry
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views import foundations_view as fv
 from headdiv.dashboard.views import models_view as mv
+from headdiv.dashboard.views.lesson_tables import budget_table
 from headdiv.figures import foundations_charts as ff
 from headdiv.figures import model_charts as mf
 from headdiv.schemas.lesson_queries import BudgetQuery, EntropyQuery, ScalingQuery, SoftmaxQuery
@@ -108,7 +109,7 @@ def test_foundation_figures_from_real_results() -> None:
         assert numbers and all(math.isfinite(x) for x in numbers)
     assert "variance d_k unscaled" in figs[0].layout.title.text
     assert len([t for t in figs[4].data if t.type == "box"]) == 3
-    table = ff.budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
+    table = budget_table(budget_lesson(BudgetQuery(d_model=64, H=4, seq_len=256)))
     assert str(table).count("16,640") == len(budget_lesson(BudgetQuery(d_model=64, H=4)).by_heads)  # 4 d^2 + 4 d
 
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from bench.drawn import ALL_DRAWN
 from headdiv.dashboard.views import VIEWS
 from tests.dashboard.axe import serious_findings
 from tests.dashboard.conftest import ARTIFACTS, ROOT, dashboard_against_a_dead_api
-from tests.dashboard.drawn import ALL_DRAWN
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.browser]
 SMALL = "replicates=20&queries=16"

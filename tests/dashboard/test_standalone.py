@@ -298,7 +298,7 @@ def test_while_a_file_builds_others_are_told_to_come_back_instead_of_holding_a_t
     meanwhile, or for a third file while two build, is answered at once (Busy: a 503 with Retry-After)."""
     import threading
 
-    from headdiv.dashboard.standalone import routes
+    from headdiv.dashboard.standalone import download_routes as routes
     from headdiv.dashboard.standalone.files import Exported
 
     release = threading.Event()

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import torch
 
+from headdiv.plumbing.lru import ByteLRU
 from headdiv.schemas import CovarianceRequest, Scenario
 from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.schemas.errors import EngineError
-from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.training_request import TrainingRequest
 from headdiv.workers.engine import sampling
 from headdiv.workers.engine.covariance import run_covariance

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from bench.queues import delete_queue
 from headdiv.server.main import create_app
 from headdiv.server.server_settings import ServerSettings
-from tests.server.helpers import delete_queue, workers
+from tests.server.helpers import workers
 
 MODES = [
     pytest.param(False, id="embedded"),

@@ -267,22 +267,6 @@ def workers(
             p.stop()
 
 
-def delete_queue(redis_url: str, queue: str) -> None:
-    """A test's queues (main, fast lane and low priority) and every job they hold, waiting or deferred."""
-    from rq import Queue
-    from rq.job import Job
-
-    conn = redis.Redis.from_url(redis_url)
-    with contextlib.suppress(redis.RedisError):
-        for name in (queue, f"{queue}.fast", f"{queue}.low"):
-            q = Queue(name, connection=conn)
-            for registry in (q.deferred_job_registry, q.scheduled_job_registry, q.started_job_registry):
-                for job_id in registry.get_job_ids():
-                    with contextlib.suppress(Exception):
-                        Job.fetch(job_id, connection=conn).delete()
-            q.delete(delete_jobs=True)
-
-
 def run_async(coro: Any) -> Any:
     """asyncio.run in a thread of its own: a browser test's Playwright may own this thread's loop."""
     import asyncio

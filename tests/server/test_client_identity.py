@@ -1,4 +1,4 @@
-"""Whose request it is (`headdiv.schemas.vouching`), over real sockets through `headdiv serve`'s
+"""Whose request it is (`headdiv.plumbing.vouching`), over real sockets through `headdiv serve`'s
 uvicorn configuration: X-Forwarded-For counts only from a configured proxy, a dashboard's claim only with its
 key; anyone else naming a fresh address per request still gets one client's ration."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
+from headdiv.plumbing.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
 from headdiv.server.api.routes import polls_routes
 from headdiv.server.main import create_app
 from tests.server.conftest import embedded_settings

@@ -10,6 +10,7 @@ import redis
 from fastapi.testclient import TestClient
 from rq import Queue
 
+from bench.queues import delete_queue
 from headdiv import cli
 from headdiv.dashboard.drawing.view_jobs import request_key
 from headdiv.dashboard.drawing.warm import warm_requests
@@ -20,15 +21,15 @@ from headdiv.dashboard.views import VIEWS
 from headdiv.jobs.cache.memory_cache import MemoryCache
 from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import JOB_KINDS, job_kind
+from headdiv.plumbing.kept import read_kept
 from headdiv.schemas import Scenario, SurfaceRequest
 from headdiv.schemas.fields import canonical
-from headdiv.schemas.kept import read_kept
 from headdiv.server import main as server_main
 from headdiv.server import start_up
 from headdiv.server.backends.inline import InlineBackend
 from tests.server.conftest import embedded_settings, rq_settings
 from tests.server.helpers import RUN_SEED as SEED
-from tests.server.helpers import delete_queue, slow_surface, small
+from tests.server.helpers import slow_surface, small
 
 
 def wait_for(predicate: Any, timeout: float = 120) -> None:

@@ -9,13 +9,13 @@ callbacks, exports and downloads use; the page redraws only the charts whose par
 
 Figures are a resource addressed by content: a part's key hashes the view, the normalised request
 (`jobs.request_key`) and the figure variant (large fonts, the view's drawing choices), so a state drawn once
-by anyone is never drawn again while it stays in this process's cache (its JSON, bounded by bytes, least
-recently used out first; the answer is gzipped at the fastest level on the way out). A state a page opened
-on (asked without `x-headdiv-move`: a link, a preset, a tour's slide, the page's own drawing) is also kept on
-disk for the next start (`FigureCache`). The ETag hashes the parts' keys. A state the registry refuses
-answers 422 with its one-line reason (the page keeps its charts and shows the line); a computation slower
-than `WAIT_S` answers 202 (the page keeps its charts; the release draws the final ones through the usual
-path).
+by anyone is never drawn again while it stays in the app's memory (its JSON, under one byte bound with the
+pure callbacks' answers, `figure_memory`, least recently used out first; the answer is gzipped at the
+fastest level on the way out). A state a page opened on (asked without `x-headdiv-move`: a link, a preset,
+a tour's slide, the page's own drawing) is also kept on disk for the next start (`FigureCache`). The ETag
+hashes the parts' keys. A state the registry refuses answers 422 with its one-line reason (the page keeps its
+charts and shows the line); a computation slower than `WAIT_S` answers 202 (the page keeps its charts; the
+release draws the final ones through the usual path).
 
 Anticipation: with the header `x-headdiv-ahead: 1` (the page asking for the values a person reaches next,
 ±1 step of the slider last moved) the computation is submitted at the lowest priority
@@ -28,11 +28,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import flask
 import plotly.graph_objects as go
@@ -41,18 +40,15 @@ from dash.development.base_component import Component
 from plotly.io.json import to_json_plotly
 
 from headdiv.client import ApiClient, ApiError
+from headdiv.dashboard.drawing.figure_memory import FIGURE_CACHE_BYTES, Memory, figure_memory, new_memory
 from headdiv.dashboard.drawing.view_jobs import Request, computed, request_key
 from headdiv.dashboard.page.sidebar_simulation import headline
 from headdiv.dashboard.page.url_state import PageState, UrlRegistry
 from headdiv.dashboard.teaching.tours import expand
 from headdiv.jobs.kinds import kind_at
-from headdiv.schemas.kept import code_digest, keep, read_kept
-from headdiv.schemas.lru import ByteLRU
+from headdiv.plumbing.kept import code_digest, keep, read_kept
 from headdiv.schemas.results.result_parts import ResultModel
 from headdiv.schemas.results.simulation_results import SimulationResult
-
-if TYPE_CHECKING:
-    from headdiv.dashboard.views.view_protocol import View
 
 LIVE_PATH = "_live"
 AHEAD_HEADER = "x-headdiv-ahead"
@@ -60,7 +56,6 @@ MOVE_HEADER = "x-headdiv-move"
 """Sent by assets/live.js for a slider's movement (its values pass: they are not kept for the next start)."""
 WAIT_S = 2.0
 """How long a live request waits for its computation (a cached or small one arrives within it)."""
-LIVE_CACHE_BYTES = int(os.environ.get("HEADDIV_LIVE_CACHE_BYTES") or 32 << 20)
 LARGE_FONTS = {"font.size": 17, "title.font.size": 20, "legend.font.size": 15}
 """The projector's font sizes, as assets/large_fonts.js sets them on a chart Dash drew: a live figure comes
 with them, so that script finds nothing to change (no second layout pass per movement)."""
@@ -80,44 +75,54 @@ class LivePart:
     report: type[ResultModel] | None = None
 
 
-class FigureCache:
-    """Each part's answer (JSON) by key, the least recently used dropped past `limit` bytes (`ByteLRU`),
-    plus the count of what was drawn. With a `kept` kind, an answer put with `keep_on_disk` is also kept for
-    the next start (`headdiv.schemas.kept`, named by the sources' digest and its key, a content hash): a
-    state a page opened on (a link, a tour's slide, a preset) is not drawn again by a server started as the
-    class walks in, when drawing it cold takes a second or more."""
+class LiveView(Protocol):
+    """What the live path reads of a view (`views.view_protocol.View` is one): named on this side, so that
+    drawing needs nothing of the views, which build on it."""
 
-    def __init__(self, limit: int = LIVE_CACHE_BYTES, kept: str | None = None) -> None:
-        self.limit = limit
+    @property
+    def id(self) -> str: ...
+    @property
+    def live(self) -> tuple[LivePart, ...]: ...
+    @property
+    def shows_simulation(self) -> bool: ...
+
+
+class FigureCache:
+    """Each part's answer (JSON) by key in `memory` (the app's, shared with the pure callbacks; else one of its
+    own of `limit` bytes), the least recently used dropped past its bound, plus the count of what was drawn.
+    With a `kept` kind, an answer put with `keep_on_disk` is also kept for the next start (`headdiv.plumbing.kept`,
+    named by the sources' digest and its key, a content hash): a state a page opened on (a link, a tour's
+    slide, a preset) is not drawn again by a server started as the class walks in, when drawing it cold takes
+    a second or more."""
+
+    def __init__(self, limit: int = FIGURE_CACHE_BYTES, kept: str | None = None, memory: Memory | None = None) -> None:
+        self.memory = memory if memory is not None else new_memory(limit)
         self.kept = kept
-        self._answers: ByteLRU[str, bytes] = ByteLRU(limit, len)
         self._lock = threading.Lock()
         self.drawn = 0
-        """How many answers this process has drawn (the bench checks each state is drawn once)."""
+        """How many answers this cache has drawn (the bench checks each state is drawn once)."""
 
     def get(self, key: str) -> bytes | None:
-        found = self._answers.get(key)
-        if found is None and self.kept is not None:
-            found = read_kept(self.kept, _kept_name(key))
-            if found is not None:
-                self._answers.put(key, found)
-        return found
+        found = self.memory.get(("live", key))
+        if isinstance(found, bytes):
+            return found
+        if self.kept is None:
+            return None
+        kept = read_kept(self.kept, _kept_name(key))
+        if kept is not None:
+            self.memory.put(("live", key), kept)
+        return kept
 
     def put(self, key: str, body: bytes, keep_on_disk: bool = False) -> None:
         with self._lock:
             self.drawn += 1
-        self._answers.put(key, body)
+        self.memory.put(("live", key), body)
         if keep_on_disk and self.kept is not None:
             keep(self.kept, _kept_name(key), body)
 
 
 def _kept_name(key: str) -> str:
     return f"{code_digest()}-{key}.json"
-
-
-FIGURES = FigureCache(kept="figures")
-"""This process's figures (the live views' own drawing callbacks ask the live endpoint too); `drawn` counts
-what it drew, the bench's proof that each state is drawn once."""
 
 
 def live_controls(layout: Component, registry: UrlRegistry) -> dict[str, tuple[str, float]]:
@@ -194,9 +199,11 @@ def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
     return flask.Response(json.dumps(body), status, mimetype="application/json", headers={"cache-control": "no-store"})
 
 
-def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: list[View]) -> None:
+def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: Sequence[LiveView]) -> None:
     """Serve `<prefix>_live` and tell the page where, for which tabs and sliders (the `headdiv-live` meta
-    tag, read by assets/live.js); call it once the layout is set. What it draws is kept in `FIGURES`."""
+    tag, read by assets/live.js); call it once the layout is set. What it draws is kept in the app's
+    `figure_memory` (and on disk, for a state a page opened on)."""
+    figures = FigureCache(kept="figures", memory=figure_memory(app))
     prefix = app.config.requests_pathname_prefix
     config = {
         "url": f"{prefix.rstrip('/')}/{LIVE_PATH}",
@@ -231,7 +238,7 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
             if req is None:
                 continue
             key = figure_key(view.id, req, variant_of(state, part))
-            body = FIGURES.get(key)
+            body = figures.get(key)
             if body is None:
                 try:
                     result = _computed(client, part, req, ahead)
@@ -240,7 +247,7 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: li
                 except ApiError as exc:
                     return _json(exc.status if exc.status in (422, 429) else 503, {"message": exc.message})
                 body = draw_part(part, state, result, key)
-                FIGURES.put(key, body, keep_on_disk=opened)
+                figures.put(key, body, keep_on_disk=opened)
                 fresh = True
             parts.append(body)
             keys.append(key)

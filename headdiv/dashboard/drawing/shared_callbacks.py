@@ -4,14 +4,14 @@ Sixty phones opening one lecture link send the same first callbacks with the sam
 callback with the link's query, the tour panel for its step), and each cost the server milliseconds of
 Python. A callback registered with `pure_callback` promises that its outputs depend only on its inputs
 and states (no API call, no clock, no randomness, no cookie): its answers are kept by the hash of the
-request body, in a byte-bounded LRU, and a repeated body is answered from memory without running it.
+request body, in the app's one memory of drawn answers (`figure_memory`, one byte bound with the live
+figures), and a repeated body is answered from memory without running it.
 Callbacks that read anything else (a job, a poll's counts) use `app.callback` as usual.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,21 +19,18 @@ from typing import Any
 import flask
 from dash import Dash
 
-from headdiv.schemas.lru import ByteLRU
+from headdiv.dashboard.drawing.figure_memory import FIGURE_CACHE_BYTES, Answer, Memory, figure_memory, new_memory
 
-CALLBACK_CACHE_BYTES = int(os.environ.get("HEADDIV_CALLBACK_CACHE_BYTES") or 16 << 20)
 EXTENSION = "headdiv_shared_callbacks"
-Answer = tuple[int, bytes, str]
-"""A callback's answer: HTTP status, body and mimetype."""
 
 
 class SharedCallbacks:
     """The pure callbacks' outputs (Dash's callback keys) and their answers by body hash."""
 
-    def __init__(self, limit: int = CALLBACK_CACHE_BYTES) -> None:
-        self.limit = limit
+    def __init__(self, limit: int = FIGURE_CACHE_BYTES, memory: Memory | None = None) -> None:
+        """Answers kept in `memory` (the app's, shared with the live figures), else in one of `limit` bytes."""
+        self.memory = memory if memory is not None else new_memory(limit)
         self.outputs: set[str] = set()
-        self._answers: ByteLRU[str, Answer] = ByteLRU(limit, lambda answer: len(answer[1]))
         self._lock = threading.Lock()
         self.answered = 0
         """Answers given from memory (tests and the storm bench read it)."""
@@ -48,14 +45,15 @@ class SharedCallbacks:
         return hashlib.sha256(request.get_data(cache=True)).hexdigest()
 
     def get(self, key: str) -> Answer | None:
-        found = self._answers.get(key)
-        if found is not None:
-            with self._lock:
-                self.answered += 1
+        found = self.memory.get(("callback", key))
+        if not isinstance(found, tuple):
+            return None
+        with self._lock:
+            self.answered += 1
         return found
 
     def put(self, key: str, status: int, body: bytes, mimetype: str) -> None:
-        self._answers.put(key, (status, body, mimetype))
+        self.memory.put(("callback", key), (status, body, mimetype))
 
 
 def shared_callbacks(app: Dash) -> SharedCallbacks:
@@ -63,7 +61,7 @@ def shared_callbacks(app: Dash) -> SharedCallbacks:
     found = app.server.extensions.get(EXTENSION)
     if isinstance(found, SharedCallbacks):
         return found
-    shared = SharedCallbacks()
+    shared = SharedCallbacks(memory=figure_memory(app))
     app.server.extensions[EXTENSION] = shared
     route = app.config.routes_pathname_prefix + "_dash-update-component"
 

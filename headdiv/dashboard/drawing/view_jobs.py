@@ -29,7 +29,7 @@ from headdiv.dashboard.page.component_ids import view_state
 from headdiv.dashboard.page.url_state import PageState
 from headdiv.jobs.kinds import kind_at
 from headdiv.jobs.state import JobState
-from headdiv.schemas.lru import ByteLRU
+from headdiv.plumbing.lru import ByteLRU
 from headdiv.schemas.results.result_parts import ResultModel
 
 Request = tuple[str, dict[str, Any]]

@@ -2,7 +2,7 @@
 
 A browser's requests reach the API through the dashboard's server-side callbacks, so each names the
 browser's address, with the dashboard's key, and the API counts a visitor's work as theirs
-(`headdiv.schemas.vouching`).
+(`headdiv.plumbing.vouching`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import flask
 
 from headdiv.client import ApiClient
-from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
+from headdiv.plumbing.vouching import CLIENT_HEADER, KEY_HEADER, dashboard_key
 
 
 def on_behalf_of() -> dict[str, str]:

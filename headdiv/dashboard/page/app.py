@@ -35,7 +35,7 @@ from headdiv.dashboard.page.frame import control_labels, page_layout
 from headdiv.dashboard.page.sidebar_simulation import headline, simulation_request
 from headdiv.dashboard.page.url_state import HIDEABLE, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.page.url_sync import register_sync
-from headdiv.dashboard.standalone.routes import register_exports
+from headdiv.dashboard.standalone.download_routes import register_exports
 from headdiv.dashboard.teaching import tour_panel
 from headdiv.dashboard.teaching.tours import tour_params
 from headdiv.dashboard.teaching.vote_page import register_vote_page

@@ -6,7 +6,7 @@ for a lecture hall with no network, an LMS page or a laptop with no Python.
 - `snapshot`: a view's charts for one page state, computed to the end with the page's own requests and builders.
 - `document`: one self-contained HTML document: plotly.js inlined, the content as JSON, drawn by `standalone.js`.
 - `math_text`: Markdown with TeX formulas as HTML whose formulas are MathML, rendered once at export time.
-- `routes`: the page's download routes (a whole tour, the view shown), each file built once and kept.
+- `download_routes`: the page's download routes (a whole tour, the view shown), each file built once and kept.
 - `buttons`: the page's two links to those files, relative to the page so they work under any prefix.
 
 Beside them, what each file inlines: standalone.js (draws the content) and standalone.css.

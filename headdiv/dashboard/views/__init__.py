@@ -9,6 +9,7 @@
 - `training_view`: the training lab: the heads' projections learned by gradient descent, and their diversity_view.
 - `foundations_view`: the background lessons, each a few controls, a figure and its formula.
 - `lesson_params`: each Foundations lesson's URL parameters and its query of the API.
+- `lesson_tables`: the Foundations lessons' tables (the head budget's), as Dash html.
 - `models_view`: Real models: the Head Diversity Index of trained Transformers, layer by layer.
 - `model_measure`: how the Real models view asks the API for a measured model, and what it shows meanwhile.
 - `model_compare`: the Real models view's second model, measured alike and drawn beside the first.

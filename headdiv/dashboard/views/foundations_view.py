@@ -5,7 +5,8 @@ against the number of heads; 4. the head budget. Every control is a URL paramete
 through the registry), so a lesson with its settings is a link. The numbers come from
 `GET /api/v1/foundations/...`; bounds are read from the same query models the API validates with
 (`headdiv.schemas.lesson_queries`), so a control can never ask for what the API refuses. Charts live in
-`headdiv/figures/foundations_charts.py`, the explanations in `headdiv/dashboard/explanations/lesson-*.md`.
+`headdiv/figures/foundations_charts.py`, the budget's table in `lesson_tables`, the explanations in
+`headdiv/dashboard/explanations/lesson-*.md`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from headdiv.dashboard.views.lesson_params import (
     scaling_params,
     softmax_params,
 )
+from headdiv.dashboard.views.lesson_tables import budget_table
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.figures import foundations_charts as figs
 from headdiv.figures.theme import empty_figure
@@ -239,7 +241,7 @@ PANELS: tuple[Panel, ...] = (
     Panel(
         "budget",
         budget_params,
-        lambda r: (figs.budget_figure(r), figs.budget_table(r)),
+        lambda r: (figs.budget_figure(r), budget_table(r)),
         (("fd-budget", "figure"), ("fd-budget-table", "children")),
     ),
 )

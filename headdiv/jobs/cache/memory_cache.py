@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headdiv.schemas.lru import ByteLRU
+from headdiv.plumbing.lru import ByteLRU
 
 
 class MemoryCache:

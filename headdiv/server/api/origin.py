@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
 
-from headdiv.schemas.vouching import UPLOAD_HEADER
+from headdiv.plumbing.vouching import UPLOAD_HEADER
 
 __all__ = ["UPLOAD_HEADER", "check_upload_origin"]
 

@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 from headdiv.jobs.ids import job_id
 from headdiv.jobs.kinds import JobKind, job_kind
 from headdiv.jobs.state import CellCount, JobState
+from headdiv.plumbing.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 from headdiv.schemas.fields import canonical
 from headdiv.schemas.results.result_parts import ResultModel
-from headdiv.schemas.vouching import CLIENT_HEADER, KEY_HEADER, vouched
 from headdiv.server.api.deps import call
 from headdiv.server.backends.backend_protocol import JobBackend
 
@@ -123,7 +123,7 @@ async def settle(
 
 
 def client_of(http: Request) -> str:
-    """Whose work a request adds to: the browser the dashboard vouches for (`schemas.vouching`), else the
+    """Whose work a request adds to: the browser the dashboard vouches for (`plumbing.vouching`), else the
     peer's address (uvicorn puts X-Forwarded-For there only from HEADDIV_TRUSTED_PROXIES)."""
     named = vouched(http.headers.get(CLIENT_HEADER), http.headers.get(KEY_HEADER))
     return named or (http.client.host if http.client else "unknown")

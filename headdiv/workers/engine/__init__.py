@@ -20,6 +20,7 @@ A simulation:
 - `decomposition`: the bias-variance-covariance decomposition of docs/model.md section 4, in float64 NumPy.
 - `nw`: the Nadaraya-Watson step (and `warm_up`).
 - `keymaps`: key maps: how a head (or a big head) turns points into keys, many heads at once.
+- `head_layouts`: each registered geometry's builder: its heads as NumPy arrays, in blocks or dense.
 - `geometry`: head projections as the engine computes with them: keys, overlaps, principal angles, the big head.
 - `sampling`: seeded draws: training sets, query points and random heads.
 - `target_tensors`: the signal direction a and the targets m(x) = f(a . x) on tensors.

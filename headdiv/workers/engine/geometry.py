@@ -1,9 +1,8 @@
 """Head projections as the engine computes with them (docs/model.md section 2).
 
-The registry in `headdiv.schemas.geometries` builds a scenario's heads as one of two layouts; this
-module gives each layout what the Monte Carlo needs: keys of points, the overlap matrix, exact
-principal angles, and the basis of the big head (one head spanning every head's subspace; its key map
-is built in `keymaps`). The block layout never
+`head_layouts` builds a scenario's heads as one of two layouts; this module gives each layout what the
+Monte Carlo needs: keys of points, the overlap matrix, exact principal angles, and the basis of the big
+head (one head spanning every head's subspace; its key map is built in `keymaps`). The block layout never
 builds the p x d_k matrices: keys, overlaps, angles and the big head's basis all follow from the small
 (H, d_k) coefficient arrays. The dense layout uses ordinary linear algebra.
 """
@@ -17,9 +16,9 @@ import numpy as np
 import torch
 
 from headdiv.schemas import Scenario
-from headdiv.schemas.geometries import GEOMETRIES, Blocks, Dense, Normal
 from headdiv.schemas.results.result_parts import AnglePair
 from headdiv.workers.engine.diversity import hdi_from_overlap, hdi_report
+from headdiv.workers.engine.head_layouts import Blocks, Dense, Normal, build_layout
 from headdiv.workers.engine.sampling import RANDOM_GEOMETRY, seeded_generator
 
 MAX_ANGLE_PAIRS = 28
@@ -119,7 +118,7 @@ def _normal(seed: int) -> Normal:
 
 def build_geometry(s: Scenario) -> HeadLayout:
     """The heads of scenario `s`, as its geometry places them."""
-    layout = GEOMETRIES[s.geometry].of(s).build(s, _normal(s.seed))
+    layout = build_layout(s, _normal(s.seed))
     if isinstance(layout, Blocks):
         return BlockGeometry(layout.a, layout.b, layout.col)
     return DenseGeometry(layout.w)

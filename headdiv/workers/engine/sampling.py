@@ -30,8 +30,8 @@ from itertools import pairwise
 
 import torch
 
+from headdiv.plumbing.lru import ByteLRU
 from headdiv.schemas.engine_settings import get_engine_settings
-from headdiv.schemas.lru import ByteLRU
 from headdiv.workers.engine.device import MEMORY_SHARE, gpu_memory, on_out_of_memory
 
 TRAINING = 1

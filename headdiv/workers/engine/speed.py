@@ -7,7 +7,7 @@ machine (bench/bench_cost.py). The run grows until it lasts long enough to time 
 one in launch overheads).
 
 `engine_speed` is what a server or a worker uses: measured once per installed version and machine setup
-(device, dtype, compilation, threads, torch, cores) and kept on disk (`headdiv.schemas.kept`), not at every
+(device, dtype, compilation, threads, torch, cores) and kept on disk (`headdiv.plumbing.kept`), not at every
 start, where it cost several seconds of both cores.
 """
 
@@ -21,9 +21,9 @@ import time
 
 import torch
 
+from headdiv.plumbing.kept import keep, read_kept
 from headdiv.schemas import Scenario
 from headdiv.schemas.engine_settings import get_engine_settings
-from headdiv.schemas.kept import keep, read_kept
 from headdiv.workers.engine.simulation import simulate
 
 CALIBRATION = {"replicates": 4, "H": 8, "queries": 64, "n": 4096, "d_k": 4, "seed": 1}

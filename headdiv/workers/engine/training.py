@@ -23,7 +23,6 @@ import torch
 
 from headdiv.schemas import Scenario
 from headdiv.schemas.errors import JobCancelled
-from headdiv.schemas.geometries import Blocks
 from headdiv.schemas.kernels import KERNELS
 from headdiv.schemas.results.lab_results import TrainingResult
 from headdiv.schemas.results.report_results import HdiReport
@@ -32,6 +31,7 @@ from headdiv.workers.engine.decomposition import direct_mse, effective_heads, mo
 from headdiv.workers.engine.device import resolve_device, resolve_dtype
 from headdiv.workers.engine.diversity import hdi_report
 from headdiv.workers.engine.geometry import build_geometry
+from headdiv.workers.engine.head_layouts import Blocks
 from headdiv.workers.engine.hooks import Hooks
 from headdiv.workers.engine.result_building import result_of
 from headdiv.workers.engine.sampling import query_points, seeded_generator, to_device, training_sets

@@ -22,10 +22,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from headdiv.plumbing.lru import ByteLRU
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.errors import MeasurementStopped, ModelFileError
 from headdiv.schemas.fields import MAX_MODEL_HEADS, MAX_SEED
-from headdiv.schemas.lru import ByteLRU
 from headdiv.schemas.results.report_results import BuiltinModels, LocalModels, ModelHeadsReport
 from headdiv.server.api.heavy import ClientGone, HeavyWork, TimedOut, heavy_work
 from headdiv.server.api.limits import BIGGER_MODEL

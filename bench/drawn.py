@@ -1,8 +1,9 @@
-"""When a view's charts count as drawn, in the browser: one definition for the tests' and the bench's waits.
+"""When a view's charts count as drawn, in the browser: one definition for the bench's and the tests' waits.
 
 Every chart shown is counted, those dcc.Graph has not mounted yet too (a chart's first drawing may hold data
 already, assets/live.js `opening`, so "every plot holds data" would pass before the last ones mount). Each
-snippet is a JavaScript function expression, to be called inside a `wait_for_function` predicate.
+snippet is a JavaScript function expression, to be called inside a `wait_for_function` predicate. It lives
+here, not in the package, since the package keeps its JavaScript in the dashboard's assets.
 """
 
 from __future__ import annotations

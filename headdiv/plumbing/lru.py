@@ -1,6 +1,6 @@
 """A least-recently-used map bounded by the total size of its values, thread-safe.
 
-One implementation for every such cache, on the ground floor so that every part can use it: the embedded
+One implementation for every such cache, low in the floors so that every part can use it: the embedded
 result cache (encoded results, sized by their length), the engine's kept training sets (tensors, sized by
 their bytes), and the dashboard's drawn figures and shared callback answers.
 """
