@@ -24,34 +24,27 @@ from headdiv.dashboard.drawing.export import cli_call, python_call
 from headdiv.dashboard.drawing.upload_relay import upload_url
 from headdiv.dashboard.drawing.warm import warm_requests
 from headdiv.dashboard.page.app import build_registry, create_dash_app
-from headdiv.dashboard.page.callback_types import prop_types, state_spec, value_problem
-from headdiv.dashboard.page.component_ids import STATE_STORE, view_state
+from headdiv.dashboard.page.callback_boundary import callback_boundary
 from headdiv.dashboard.page.sidebar_simulation import simulation_request
 from headdiv.dashboard.standalone.buttons import EXPORT_PATH
 from headdiv.dashboard.teaching.poll_links import qr_data_uri, unreachable_note
-from headdiv.dashboard.teaching.tour_layout import TOUR_STATE
 from headdiv.dashboard.teaching.tours import TOURS, expand
 from headdiv.dashboard.views import VIEWS, View
 
 __all__ = [
     "EXPORT_PATH",
-    "STATE_STORE",
     "TOURS",
-    "TOUR_STATE",
     "VIEWS",
     "View",
     "build_registry",
+    "callback_boundary",
     "cli_call",
     "create_dash_app",
     "expand",
-    "prop_types",
     "python_call",
     "qr_data_uri",
     "simulation_request",
-    "state_spec",
     "unreachable_note",
     "upload_url",
-    "value_problem",
-    "view_state",
     "warm_requests",
 ]

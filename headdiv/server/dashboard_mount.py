@@ -2,7 +2,8 @@
 
 Dash's own routes answer a malformed request with a 500 and a logged traceback (a `null` callback
 body, an unknown output, an unknown component suite). `harden` puts a check in front of the callback
-route and error handlers on the Flask server, so every such request gets a 4xx with a short JSON body (its
+route (`headdiv.dashboard.callback_boundary`: every part of the body as the callback declares it, every value
+as its property can hold) and error handlers on the Flask server, so every such request gets a 4xx with a short JSON body (its
 log line is written by `headdiv.server.refusals`); it also returns the hashes of the page's inline scripts,
 for the CSP.
 """
@@ -44,10 +45,7 @@ def dashboard_app(
     """The real Dash app when it imports; otherwise a small page that says why (the API still works).
     `body_limit`: the largest request body it holds (a callback's; a model upload streams to the API)."""
     try:
-        from headdiv.dashboard import (
-            create_dash_app,  # type: ignore[import-not-found,unused-ignore]
-            upload_url,
-        )
+        from headdiv.dashboard import create_dash_app, upload_url
     except ImportError as exc:
         log.warning("dashboard unavailable: %s", exc)
         return Dashboard(_placeholder(f"import failed: {exc}"))
@@ -129,42 +127,6 @@ def _fault_once(exc: BaseException) -> bool:
     return True
 
 
-def callback_problem(dash_app: Any, body: Any, types: dict[Any, Any] | None = None) -> str | None:
-    """Why a `_dash-update-component` body cannot be a call of one of the app's callbacks (None if it can):
-    its shape, then (with `types`, from `callback_types.prop_types`) each input's and state's value against
-    what its component's property can hold."""
-    if not isinstance(body, dict):
-        return f"the callback request must be a JSON object, got {type(body).__name__}"
-    output = body.get("output")
-    if not isinstance(output, str):
-        return "the callback request names no output"
-    callback = dash_app.callback_map.get(output)
-    if callback is None:
-        return f"no callback has the output {output[:100]!r}"
-    for key, declared in (("inputs", callback.get("inputs", [])), ("state", callback.get("state", []))):
-        given = body.get(key, [])
-        if not isinstance(given, list) or len(given) != len(declared):
-            return f"{key}: the callback of {output[:100]!r} takes {len(declared)}"
-        for item in given:
-            entries = item if isinstance(item, list) else [item]
-            if not all(isinstance(e, dict) and "id" in e and isinstance(e.get("property"), str) for e in entries):
-                return f"{key}: each entry needs an id and a property"
-            if types is not None:
-                from headdiv.dashboard import value_problem
-
-                for e in entries:
-                    problem = value_problem(types, e["id"], e["property"], e.get("value"))
-                    if problem:
-                        return f"{key}: {problem}"
-    outputs = body.get("outputs", [])
-    if not isinstance(outputs, list | dict):
-        return "outputs: must be a list or an object"
-    changed = body.get("changedPropIds", [])
-    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
-        return "changedPropIds: must be a list of strings"
-    return None
-
-
 def harden(dash_app: Any) -> list[str]:
     """Check callback requests before Dash runs them and answer errors as short JSON; return the page's
     inline-script hashes (after every callback is registered, as `Dash.csp_hashes` requires)."""
@@ -173,15 +135,11 @@ def harden(dash_app: Any) -> list[str]:
     from pydantic import ValidationError
     from werkzeug.exceptions import HTTPException
 
-    from headdiv.dashboard import STATE_STORE, TOUR_STATE, VIEWS, prop_types, state_spec, view_state
+    from headdiv.dashboard import callback_boundary
 
     server = dash_app.server
     callback_path = dash_app.config.routes_pathname_prefix + "_dash-update-component"
-    layout = dash_app.layout() if callable(dash_app.layout) else dash_app.layout
-    registry = getattr(dash_app, "headdiv_registry", None)
-    page_state = state_spec(registry) if registry is not None else None
-    states = [STATE_STORE, TOUR_STATE, *(view_state(v.id) for v in VIEWS)]
-    types = prop_types(layout, dict.fromkeys(states, page_state) if page_state else None)
+    boundary = callback_boundary(dash_app)
 
     @server.before_request
     def _check_callback() -> Any:
@@ -191,7 +149,7 @@ def harden(dash_app: Any) -> list[str]:
             body = flask.request.get_json(silent=True)
         except RecursionError:  # `silent` covers malformed JSON, not JSON nested past Python's stack
             return _short(400, "the request's JSON is nested too deeply")
-        problem = callback_problem(dash_app, body, types)
+        problem = boundary.problem(body)
         return None if problem is None else _short(400, f"{problem}; {RELOAD}")
 
     @server.errorhandler(DependencyException)

@@ -11,6 +11,7 @@
 - `param`: one URL parameter (`Param`): its kind, default and bounds, how it reads and writes, its control.
 - `url_sync`: the URL <-> controls callback, the one place where the page's state is read and written.
 - `callback_types`: what each component property may hold, so a forged callback request is refused.
+- `callback_boundary`: whether a callback request is a call of one of the app's callbacks, as declared.
 - `client_config`: what the page's clientside callbacks (`assets/clientside.js`) need from the server, built once.
 - `vendored`: third-party scripts the dashboard serves itself (plotly.js in two bundles, the regenerator runtime).
 """

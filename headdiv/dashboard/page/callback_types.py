@@ -1,17 +1,25 @@
 """What each component property of the page can hold, read from the components' own prop types (Dash ships
 them in each library's `metadata.json`), so that a callback request whose inputs or state hold anything
-else is refused before a callback runs (`headdiv.server.dashboard_mount.harden`).
+else is refused before a callback runs (`callback_boundary`).
 
 A browser only ever sends what its components hold; a script may send anything. `null` is always allowed
-(every property may be unset). Properties of components created later by callbacks (a tour's answer
-buttons) are known by their pattern id's `type`.
+(every property may be unset). Where a prop type allows any object (a store's `data`, a chart's `figure`),
+the page's own shape is given here instead: what the page writes there, and what its callbacks read.
+Properties of components created later by callbacks (a tour's answer buttons) are known by their pattern
+id's `type` (`CREATED_LATER`).
+
+Beside the prop types' names, a spec may be `{"name": "pattern", "value": regex}` (a string matching it
+whole) or `{"name": "check", "value": predicate}`; a shape's field marked `"required": true` may not be
+missing or null.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
+from fnmatch import fnmatchcase
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +27,7 @@ from typing import Any
 from dash.development.base_component import Component
 
 from headdiv.dashboard.page.param import Param
+from headdiv.jobs.kinds import kind_at
 
 MAX_TEXT = 20_000
 """Longest string any property of this page holds (a URL's query, a typed list of values)."""
@@ -28,10 +37,76 @@ MAX_DEPTH = 32
 
 Spec = dict[str, Any]
 
-STORE_DATA: dict[str, Spec] = {"url-fixed": {"name": "string"}}
-"""What the page's stores hold, where it is not an object: a store's own prop type allows any JSON, but every
-store of this page holds one kind of value, and the callbacks that read it expect that kind."""
 OBJECT: Spec = {"name": "object"}
+STRING: Spec = {"name": "string"}
+NUMBER: Spec = {"name": "number"}
+SCALAR: Spec = {"name": "union", "value": [NUMBER, STRING, {"name": "bool"}]}
+
+
+def array_of(spec: Spec) -> Spec:
+    return {"name": "arrayOf", "value": spec}
+
+
+def exact(required: Iterable[str] = (), **fields: Spec) -> Spec:
+    """An object with these fields and no other (`required`: those that must be there)."""
+    return {"name": "exact", "value": {k: {**s, "required": k in required} for k, s in fields.items()}}
+
+
+def _request_key(value: Any) -> bool:
+    """A view job's `request_key`: `[route, body]`, the route one of a job kind's (its result model is read
+    from it)."""
+    try:
+        route, body = json.loads(value)
+        kind_at(route)
+    except (ValueError, TypeError):
+        return False
+    return isinstance(body, dict)
+
+
+FIGURE = exact(data=array_of(OBJECT), layout=OBJECT, frames=array_of(OBJECT), config=OBJECT)
+"""A Plotly figure, whatever the Graph's own prop type says (some Dash versions allow any object)."""
+JOB = exact(("id", "key"), id={"name": "pattern", "value": r"[A-Za-z0-9_-]{1,128}"}, key=STRING, done=NUMBER)
+"""A view's running job (`view_jobs.register_job`): its id becomes part of the path the page polls."""
+VIEW_RESULT = exact(
+    ("key", "result"),
+    key={"name": "check", "value": _request_key},
+    result=OBJECT,
+    partial={"name": "bool"},
+    headline=array_of(STRING),
+)
+"""A view job's result (`view_jobs`), and its copy in a view's `view_sim` store."""
+MODEL_REPORT: Spec = {"name": "shape", "value": {"model": STRING, "layers": array_of(OBJECT)}}
+"""A measured model as the page reads it before validating it (`model_measure.identity`)."""
+
+STORE_DATA: dict[str, Spec] = {
+    "url-fixed": STRING,
+    "tour-choice": {"name": "objectOf", "value": STRING},
+    "tour-poll": {"name": "objectOf", "value": STRING},
+    "fd-*-key": {"name": "objectOf", "value": {"name": "union", "value": [SCALAR, array_of(SCALAR)]}},
+    "fd-*-result": exact(key=OBJECT, result=OBJECT),
+    "mdl-result": exact(
+        source={"name": "enum", "value": [{"value": f"'{s}'"} for s in ("builtin", "server", "upload")]},
+        model=STRING,
+        seed=NUMBER,
+        picked=STRING,
+        result=MODEL_REPORT,
+        error=STRING,
+    ),
+    "mdl-cmp-result": exact(key={"name": "array"}, result=OBJECT),
+    # written in the browser (assets/upload.js): its fields typed, others let through unread
+    "mdl-upload-result": {"name": "shape", "value": {"name": STRING, "result": OBJECT, "error": STRING}},
+}
+"""What the page's stores hold, by id (or an fnmatch pattern of ids): a store's own prop type allows any JSON,
+but every store of this page holds one kind of value, and the callbacks that read it expect that kind. A store
+not named here (nor given by `prop_types`' caller) may hold any object."""
+
+COMPONENT: Spec = {"name": "shape", "value": {"type": STRING, "namespace": STRING, "props": OBJECT}}
+NODE: Spec = {"name": "union", "value": [SCALAR, COMPONENT, array_of({"name": "union", "value": [SCALAR, COMPONENT]})]}
+"""Children as a browser sends them back: text, numbers, components as Dash writes them, or a list of those."""
+
+CREATED_LATER: dict[str, str] = {"tour-choice": "Button"}
+"""Components that callbacks add to the page, absent from its first layout: their pattern id's type -> their
+component type."""
 
 
 @cache
@@ -51,20 +126,21 @@ def _metadata() -> dict[str, dict[str, Spec]]:
     return out
 
 
-def _key(component_id: Any) -> str:
-    """A string id as itself; a pattern-matching id by its `type` (its other keys vary per instance)."""
+def type_key(component_id: Any) -> str:
+    """The key of a component's types: a string id as itself, a pattern-matching id by its `type` (its other
+    keys vary per instance)."""
     if isinstance(component_id, dict):
         return "{type:" + str(component_id.get("type")) + "}"
     return str(component_id)
 
 
 KIND_SPECS: dict[str, Spec] = {
-    "int": {"name": "number"},
-    "float": {"name": "number"},
+    "int": NUMBER,
+    "float": NUMBER,
     "bool": {"name": "bool"},
-    "floats": {"name": "arrayOf", "value": {"name": "number"}},
-    "flags": {"name": "arrayOf", "value": {"name": "string"}},
-    "name": {"name": "string"},
+    "floats": array_of(NUMBER),
+    "flags": array_of(STRING),
+    "name": STRING,
 }
 
 
@@ -80,12 +156,24 @@ def state_spec(params: Iterable[Param]) -> Spec:
     return {"name": "exact", "value": fields}
 
 
-def prop_types(layout: Component, state_stores: Mapping[str, Spec] | None = None) -> dict[tuple[str, str], Spec]:
-    """{(id key, prop): type spec} for every component with an id in the layout; `state_stores` gives the
-    stores that hold a page state their shape (`state_spec`)."""
+def _store_spec(ident: str, given: Mapping[str, Spec]) -> Spec:
+    if ident in given:
+        return given[ident]
+    found = STORE_DATA.get(ident)
+    if found is None:
+        found = next((s for pattern, s in STORE_DATA.items() if fnmatchcase(ident, pattern)), OBJECT)
+    return found
+
+
+def prop_types(layout: Component, stores: Mapping[str, Spec] | None = None) -> dict[tuple[str, str], Spec]:
+    """{(id key, prop): type spec} for every component with an id in the layout; `stores` gives stores
+    their shape by id (a page state's, `state_spec`, or a view job's), beside `STORE_DATA`."""
     meta = _metadata()
     found: dict[tuple[str, str], Spec] = {}
-    state_stores = state_stores or {}
+    stores = stores or {}
+    for pattern_type, component in CREATED_LATER.items():
+        for prop, spec in meta.get(component, {}).items():
+            found[(type_key({"type": pattern_type}), prop)] = spec
 
     def walk(node: Any) -> None:
         if isinstance(node, list | tuple):
@@ -95,12 +183,15 @@ def prop_types(layout: Component, state_stores: Mapping[str, Spec] | None = None
         if not isinstance(node, Component):
             return
         ident = getattr(node, "id", None)
-        props = meta.get(type(node).__name__, {})
+        kind = type(node).__name__
+        props = meta.get(kind, {})
         if ident is not None and props:
             for prop, spec in props.items():
-                found[(_key(ident), prop)] = spec
-            if type(node).__name__ == "Store":
-                found[(_key(ident), "data")] = state_stores.get(_key(ident)) or STORE_DATA.get(_key(ident), OBJECT)
+                found[(type_key(ident), prop)] = spec
+            if kind == "Store":
+                found[(type_key(ident), "data")] = _store_spec(type_key(ident), stores)
+            if kind == "Graph":
+                found[(type_key(ident), "figure")] = FIGURE
         for name in getattr(node, "_children_props", []) or []:
             walk(getattr(node, name.split(".")[0], None))
         walk(getattr(node, "children", None))
@@ -131,8 +222,10 @@ def _fits(value: Any, spec: Spec) -> bool:
     if value is None:
         return True
     name = spec.get("name")
-    if name in (None, "any", "node", "element", "custom", "func", "signature"):
+    if name in (None, "any", "element", "custom", "func", "signature"):
         return True
+    if name == "node":
+        return _fits(value, NODE)
     if name == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
     if name == "string":
@@ -143,6 +236,11 @@ def _fits(value: Any, spec: Spec) -> bool:
         return isinstance(value, dict)
     if name == "array":
         return isinstance(value, list)
+    if name == "pattern":
+        return isinstance(value, str) and re.fullmatch(spec["value"], value) is not None
+    if name == "check":
+        check: Callable[[Any], bool] = spec["value"]
+        return check(value)
     if name == "union":
         return any(_fits(value, s) for s in spec.get("value", [])) or not spec.get("value")
     if name == "arrayOf":
@@ -150,18 +248,29 @@ def _fits(value: Any, spec: Spec) -> bool:
     if name == "objectOf":
         return isinstance(value, dict) and all(_fits(v, spec.get("value", {})) for v in value.values())
     if name in ("shape", "exact"):
-        fields = spec.get("value", {})
-        if not isinstance(value, dict):
-            return False
-        if name == "exact" and any(k not in fields for k in value):
-            return False
-        return all(_fits(value.get(k), s) for k, s in fields.items())
+        return isinstance(value, dict) and _misfit_field(value, spec) is None
     if name == "enum":
         allowed = [_literal(v.get("value")) for v in spec.get("value", []) if isinstance(v, dict)]
         return not allowed or any(a is _ANY or a == value for a in allowed)
     if name == "literal":
         return _literal(spec.get("value")) in (value, _ANY)
     return True
+
+
+def _misfit_field(value: dict[str, Any], spec: Spec) -> tuple[str, str] | None:
+    """The first field of an object that a shape refuses: (field, "extra" | "missing" | "wrong")."""
+    fields: dict[str, Spec] = spec.get("value", {})
+    if spec.get("name") == "exact":
+        extra = next((k for k in value if k not in fields), None)
+        if extra is not None:
+            return extra, "extra"
+    for k, s in fields.items():
+        v = value.get(k)
+        if v is None and s.get("required"):
+            return k, "missing"
+        if not _fits(v, s):
+            return k, "wrong"
+    return None
 
 
 _ANY = object()
@@ -177,25 +286,57 @@ def _literal(text: Any) -> Any:
         return _ANY
 
 
-def value_problem(types: dict[tuple[str, str], Spec], component_id: Any, prop: str, value: Any) -> str | None:
-    """Why `value` cannot be what the page's `component_id.prop` holds (None when it can)."""
-    where = f"{_key(component_id)[:80]}.{prop[:40]}"
+def id_text(component_id: Any) -> str:
+    """A component id as a message names it: a string as itself, a pattern-matching id as compact JSON."""
+    if isinstance(component_id, dict):
+        return json.dumps(component_id, sort_keys=True, separators=(",", ":"), default=str)[:120]
+    return str(component_id)[:120]
+
+
+def value_problem(
+    types: dict[tuple[str, str], Spec], component_id: Any, prop: str, value: Any, spec_id: Any = None
+) -> str | None:
+    """Why `value` cannot be what the page's `component_id.prop` holds (None when it can); `spec_id`: the id
+    whose type it is read by, when not `component_id` (a pattern's)."""
+    where = f"{id_text(component_id)}.{prop[:40]}"
     problem = _depth_and_size(value)
     if problem:
         return f"{where}: {problem}"
-    spec = types.get((_key(component_id), prop))
+    spec = types.get((type_key(component_id if spec_id is None else spec_id), prop))
     if spec is not None and not _fits(value, spec):
         return f"{where}: {_why(value, spec)}"
     return None
 
 
-def _why(value: Any, spec: Spec) -> str:
-    """Where a value that does not fit its spec goes wrong: the first field of an object that does not."""
-    if isinstance(value, dict) and spec.get("name") in ("shape", "exact"):
-        fields = spec.get("value", {})
-        for k, v in value.items():
-            if k not in fields and spec.get("name") == "exact":
-                return f"{str(k)[:40]!r} is not one of its fields"
-            if k in fields and not _fits(v, fields[k]):
-                return f"its field {k!r} cannot be a {type(v).__name__} ({str(v)[:40]})"
-    return f"a {type(value).__name__} is not a value this property holds"
+def _a(value: Any) -> str:
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name} ({str(value)[:40]})"
+
+
+def _why(value: Any, spec: Spec, path: str = "") -> str:
+    """Where a value that does not fit its spec goes wrong: the first field or item, however deep, that does
+    not."""
+    name = spec.get("name")
+    given = spec.get("value")
+    inner: Spec = given if isinstance(given, dict) else {}
+    if isinstance(value, dict) and name in ("shape", "exact"):
+        found = _misfit_field(value, spec)
+        if found is not None:
+            field, how = found
+            at = f"{path}.{field}" if path else str(field)[:40]
+            if how == "extra":
+                return f"{at!r} is not one of its fields"
+            if how == "missing":
+                return f"its field {at!r} is missing"
+            return _why(value[field], spec["value"][field], at)
+    if isinstance(value, list) and name == "arrayOf":
+        bad = next((i for i, v in enumerate(value) if not _fits(v, inner)), None)
+        if bad is not None:
+            return _why(value[bad], inner, f"{path}[{bad}]")
+    if isinstance(value, dict) and name == "objectOf":
+        bad_key = next((k for k, v in value.items() if not _fits(v, inner)), None)
+        if bad_key is not None:
+            return _why(value[bad_key], inner, f"{path}.{bad_key}" if path else str(bad_key)[:40])
+    if path:
+        return f"its field {path!r} cannot be {_a(value)}"
+    return f"{_a(value).split(' (')[0]} is not a value this property holds"
