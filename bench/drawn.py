@@ -26,3 +26,12 @@ VIEW_DRAWN = (
     f" return !!v && {ALL_DRAWN}(v) && !document.querySelector('.busy'); }}"
 )
 """(tab) -> whether the view `tab`'s charts all hold data and nothing is computing."""
+
+
+IN_VIEWPORT = (
+    "((g) => { const r = g.getBoundingClientRect(), s = g._fullLayout && g._fullLayout._size;"
+    " const top = s ? r.top + s.t : r.top, bottom = s ? top + s.h : r.bottom;"
+    " return bottom > 0 && r.right > 0 && top < innerHeight && r.left < innerWidth; })"
+)
+"""(plot) -> whether some of its plot area (where a new state's numbers show; not a margin holding only the title)
+is inside the viewport: the charts assets/live.js draws in a key press's frame."""

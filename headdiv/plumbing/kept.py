@@ -4,7 +4,8 @@ A server started as a class walks in must not spend its first minute recomputing
 computed already: the shared answers' brotli and gzip encodings (by their content's hash), the engine's
 measured speed (by what it depends on: device, dtype, compilation, threads, torch), the warm start's results
 (by job id, which names the engine's version), the charts drawn for a state someone opened (by the state's
-content and `code_digest`: the figures of a link or a tour's slide, drawn cold in over a second at a start).
+content and `code_digest`: the figures of a link or a tour's slide, drawn cold in over a second at a start),
+the engine's compiled NW kernels (by what their code depends on: tracing them again cost 5 s of CPU).
 Each is a file under `<cache_dir>/<version>/`, written whole
 (a temporary file renamed into place, so a reader never sees half of one) and read back as bytes; what
 cannot be read or written is computed again, never an error.
@@ -81,6 +82,19 @@ def read_kept(kind: str, name: str) -> bytes | None:
     except OSError:
         return None
     return data
+
+
+def kept_path(kind: str, name: str) -> Path | None:
+    """Where `kind/name` is kept, for a reader that needs a file rather than its bytes (a shared library's
+    package), or None (never kept, or keeping is off)."""
+    path = _path(kind, name)
+    if path is None:
+        return None
+    try:
+        os.utime(path)
+    except OSError:
+        return None
+    return path
 
 
 def keep(kind: str, name: str, data: bytes) -> bool:

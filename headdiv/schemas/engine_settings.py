@@ -79,7 +79,7 @@ class EngineSettings(BaseSettings):
     cache_dir: str = Field(
         "",
         description="Where work that is the same at every start is kept, per installed version: the shared "
-        "answers' compressed encodings, the engine's speed, the warm start's results ('': "
+        "answers' compressed encodings, the engine's speed and compiled kernels, the warm start's results ('': "
         "$XDG_CACHE_HOME/headdiv, else ~/.cache/headdiv; 'off': nothing is kept).",
     )
 

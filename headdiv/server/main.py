@@ -88,13 +88,15 @@ def create_app(settings: ServerSettings | None = None, *, mount_dashboard: bool 
         if sharing:  # the first view's page, layout and bundles, compressed before anyone asks
             first = ["/", "/_dash-layout", "/_dash-dependencies", *lazy_bundles]
             warming = asyncio.get_running_loop().create_task(shared.warm(internal_scope(app), first))
+        stopped = threading.Event()
         if settings.embedded and (settings.warm_up or settings.warm_start):  # scaled: the workers compute
             threading.Thread(
-                target=start_up, args=(backend, settings, activity), name="headdiv-start-up", daemon=True
+                target=start_up, args=(backend, settings, activity, stopped), name="headdiv-start-up", daemon=True
             ).start()
         try:
             yield
         finally:
+            stopped.set()
             if sharing:
                 warming.cancel()
             backend.close()

@@ -1,9 +1,11 @@
-"""What an embedded server does in the background as it starts: compile the engine, know its speed (kept from
-an earlier start of this version, else measured), and compute the dashboard's first views at the lowest
-priority (or take them from an earlier start), so the first person never pays for any of it."""
+"""What an embedded server does in the background as it starts: compile the engine (or load the kernels an
+earlier start of this version kept), know its speed (kept, else measured), and compute the dashboard's first
+views at the lowest priority (or take them from an earlier start), so the first person never pays for any of it."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 import os
 import sys
@@ -105,30 +107,76 @@ def quick_handover() -> Iterator[None]:
                 sys.setswitchinterval(first)
 
 
-def start_up(backend: JobBackend, settings: ServerSettings, activity: Activity | None = None) -> None:
+FULL_COLLECTION_DEFERRED = 1 << 30
+"""The garbage collector's third threshold while the start-up imports and compiles: no full collection."""
+_deferred: list[tuple[int, int, int]] = []
+"""The collector's thresholds before the first of the deferrals now running (one per app; tests run several
+apps in one process): restored when the last ends."""
+
+
+@contextmanager
+def full_collections_deferred() -> Iterator[None]:
+    """CPython's full collection walks every object in the process (the dashboard's, torch's): 0.3-0.6 s
+    holding the interpreter on two cores, three of them set off by the imports and tracing of one
+    compilation, each a stall a cached answer waited behind. What the start-up's imports make lives as long
+    as the process: it is frozen (`gc.freeze`: never walked again) before and after, and full collections
+    wait meanwhile; young objects are still collected (measured: under 5000 objects of garbage frozen with
+    the rest, no stall over 30 ms left in the compilation)."""
+    with _handover_lock:
+        gc.freeze()
+        _deferred.append(gc.get_threshold())
+        gc.set_threshold(_deferred[0][0], _deferred[0][1], FULL_COLLECTION_DEFERRED)
+    try:
+        yield
+    finally:
+        with _handover_lock:
+            first = _deferred[0]
+            _deferred.pop()
+            if not _deferred:
+                gc.set_threshold(*first)
+            gc.freeze()
+
+
+def start_up(
+    backend: JobBackend,
+    settings: ServerSettings,
+    activity: Activity | None = None,
+    stopped: threading.Event | None = None,
+) -> None:
     """In the background: first what an earlier start of this version kept (the first views' results, the
-    engine's speed: disk reads, ready for a person who comes at once); then compile the engine, each step in
-    a quiet moment (`activity`: a person who opens the page as the server starts is answered by the eager
-    path meanwhile, not made to wait behind the tracing), measure its speed if it was not kept (for
-    admission control), and compute the rest of the dashboard's first views at low priority. Failures
-    leave the eager path, no bound by speed and an empty cache in place."""
-    todo = take_kept(backend) if settings.warm_start else []
-    if isinstance(backend, InlineBackend) and settings.warm_up and backend.speed is None:
-        _set_speed(backend, instant_reports.kept_speed())
-    if settings.warm_up:
-        pause = None if activity is None else lambda: activity.wait_quiet(QUIET_S, QUIET_LIMIT_S)
-        with quick_handover():
-            try:
-                at_low_priority(lambda: instant_reports.warm_up(pause))
-            except Exception:
-                log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
-        if isinstance(backend, InlineBackend) and backend.speed is None:
-            try:
-                _set_speed(backend, instant_reports.engine_speed())
-            except Exception:
-                log.warning("engine speed not measured; jobs are not bounded by it", exc_info=True)
+    engine's speed and compiled kernels: disk reads, ready for a person who comes at once); else compile the
+    engine, each step in a quiet moment (`activity`: a person who opens the page as the server starts is
+    answered by the eager path meanwhile, not made to wait behind the tracing), measure its speed (for
+    admission control), and compute the rest of the dashboard's first views at low priority; last, in a
+    quiet moment, build the compiled kernels for the next start in a process of its own at the lowest
+    priority (ended when `stopped` is set, the server shutting down). Failures leave the eager path, no
+    bound by speed and an empty cache in place."""
+    pause = None if activity is None else lambda: activity.wait_quiet(QUIET_S, QUIET_LIMIT_S)
+    compiled = False
+    with full_collections_deferred() if settings.warm_up else contextlib.nullcontext():
+        todo = take_kept(backend) if settings.warm_start else []
+        if isinstance(backend, InlineBackend) and settings.warm_up and backend.speed is None:
+            _set_speed(backend, instant_reports.kept_speed())
+        if settings.warm_up:
+            with quick_handover():
+                try:
+                    compiled = at_low_priority(lambda: instant_reports.warm_up(pause))
+                except Exception:
+                    log.warning("engine warm-up failed; the eager path will be used", exc_info=True)
+            if isinstance(backend, InlineBackend) and backend.speed is None:
+                try:
+                    _set_speed(backend, instant_reports.engine_speed())
+                except Exception:
+                    log.warning("engine speed not measured; jobs are not bounded by it", exc_info=True)
     if settings.warm_start:
         warm_start(backend, todo)
+    if compiled and not (stopped is not None and stopped.is_set()):
+        if pause is not None:
+            pause()
+        try:
+            instant_reports.keep_kernels(stopped)
+        except Exception:
+            log.warning("the compiled kernels were not kept for the next start", exc_info=True)
 
 
 def _set_speed(backend: InlineBackend, speed: float | None) -> None:
@@ -159,12 +207,13 @@ def take_kept(backend: JobBackend) -> list[tuple[JobKind, BaseModel, str]]:
 
 
 def warm_start(backend: JobBackend, todo: list[tuple[JobKind, BaseModel, str]]) -> None:
-    """Compute the first views not kept at the lowest priority; embedded, keep each result for the next start."""
-    computing = [
-        jid for kind, request, jid in todo if not backend.submit(kind.name, request, jid, background=True).done
-    ]
+    """Compute the first views not kept at the lowest priority; embedded, keep each result for the next start,
+    those a person had computed already included (the default view, asked as the server started, was found
+    cached here and never kept: every later start computed it again)."""
+    for kind, request, jid in todo:
+        backend.submit(kind.name, request, jid, background=True)
     if isinstance(backend, InlineBackend):
-        keep_when_done(backend, computing)
+        keep_when_done(backend, [jid for _, _, jid in todo])
 
 
 def keep_when_done(backend: InlineBackend, computing: list[str]) -> None:

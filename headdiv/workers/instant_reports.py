@@ -2,13 +2,14 @@
 
 Jobs go through the job protocol (`headdiv.jobs`); everything else the server asks of the
 compute side is here: HDI of given head matrices, the closed-form theory curves, the foundations
-lessons, trained models' head diversity, and the engine's warm-up, speed and device. Each function
+lessons, trained models' head diversity, and the engine's warm-up, kept kernels, speed and device. Each function
 imports the engine where it runs, so building the API (and `headdiv --help`) never loads torch.
 The errors they raise on purpose are `headdiv.schemas.errors`'.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,10 +85,11 @@ def builtin_models() -> list[BuiltinModel]:
 
 
 def warm_up(pause: Callable[[], object] | None = None) -> bool:
-    """Load every module a job imports lazily and compile the NW step ahead of the first request; False when
-    compilation is off or fails. A first import holds the interpreter for a second or more (scipy, for the
-    surfaces' fits): paid here, never by a job while another runs beside it. `pause()` comes before the
-    imports and before each kernel's compilation: a server waits there for a quiet moment."""
+    """Load every module a job imports lazily and compile the NW step ahead of the first request (or load the
+    kernels an earlier start kept); False when compilation is off or fails. A first import holds the
+    interpreter for a second or more (scipy, for the surfaces' fits): paid here, never by a job while another
+    runs beside it. `pause()` comes before the imports and before each kernel's compilation: a server waits
+    there for a quiet moment."""
     if pause is not None:
         pause()
     import headdiv.workers.engine.dispatch
@@ -96,6 +98,14 @@ def warm_up(pause: Callable[[], object] | None = None) -> bool:
     from headdiv.workers.engine.nw import warm_up as compile_step
 
     return compile_step(pause=pause)
+
+
+def keep_kernels(stop: threading.Event | None = None) -> bool:
+    """Build the compiled NW kernels for the next start in a process of its own at the lowest priority, and
+    wait for it (stopped when `stop` is set); True when they are kept (at once when they were already)."""
+    from headdiv.workers.engine.kernel_build import build_elsewhere
+
+    return build_elsewhere(stop)
 
 
 def kept_speed(device: str | None = None) -> float | None:

@@ -331,6 +331,32 @@ def test_a_screen_reader_hears_each_slider_by_its_name_with_its_value_and_unit(p
         assert theta.get_attribute("aria-valuetext") == f"{want} degrees"
 
 
+def test_a_chart_still_to_be_drawn_is_busy_for_a_screen_reader_with_no_serious_axe_finding(
+    page: Any, server_url: str
+) -> None:
+    """While θ is held, Ensemble's charts below the fold keep their older state (assets/live.js draws them at the
+    release): each carries `aria-busy` with its updating mark, the page has no serious axe finding meanwhile, and
+    the marks are gone once the release has drawn them."""
+    page.set_viewport_size({"width": 1440, "height": 700})
+    page.goto(f"{server_url}/?tab=ensemble&theta=60&{LIGHT}")
+    wait_view_drawn(page, "ensemble")
+    marked = "[id^='view-ensemble'] .dash-graph[data-stale][aria-busy=true]"
+    box = page.locator(".ctl-theta [role=slider]").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, 6):
+        page.mouse.move(x - 8 * i, y)
+    page.wait_for_function("(s) => !!document.querySelector(s)", arg=marked, timeout=30_000)
+    findings = serious_findings(page)
+    page.mouse.up()
+    page.wait_for_function(
+        "() => !document.querySelector(\"[id^='view-ensemble'] [data-stale], [id^='view-ensemble'] [aria-busy=true]\")",
+        timeout=30_000,
+    )
+    assert findings == [], "\n".join(findings)
+
+
 AT_REST = """
 (frames) => new Promise((done) => {
   let changed = 0, quiet = 0, seen = 0;

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from bench.drawn import VIEW_DRAWN
+from bench.drawn import IN_VIEWPORT, VIEW_DRAWN
 from tests.conftest import need
 from tests.dashboard.conftest import value_point
 from tests.dashboard.test_layout_browser import wait_view_drawn
@@ -238,8 +238,9 @@ def test_a_key_press_alone_writes_the_thumbs_value_to_the_url(page: Any, server_
 
 
 def test_a_key_press_changes_every_chart_of_the_view_in_the_same_frame(page: Any, server_url: str) -> None:
-    """A position's charts are drawn in one task: no frame is painted with some of the view's charts on the
-    new value and others still on the old one (and each paint between two charts would cost as much as one).
+    """A position's charts on screen (at 1500x1000, all five) are drawn in one task: no frame is painted with
+    some of them on the new value and others still on the old one (and each paint between two charts would cost
+    as much as one).
 
     Each frame's charts are recorded from before the press; the press's frame is the first where every chart
     differs from its pre-press drawing, and none of that frame's figures may show in an earlier frame. The
@@ -318,6 +319,120 @@ def test_a_key_press_draws_each_chart_once(page: Any, server_url: str, key: str)
     assert _theta(trail[-1]) == int(want), trail
     drawn = page.evaluate("() => window.__drawn")
     assert drawn == dict.fromkeys(drawn, 1) and len(drawn) == 5, drawn
+    assert page.locator("[id^='view-ensemble'] [data-stale], [id^='view-ensemble'] [aria-busy=true]").count() == 0
+
+
+CHART_STATE = f"""
+(s) => [...document.querySelectorAll(s)].map((gd) => {{
+  const box = gd.closest('.dash-graph');
+  return {{name: JSON.parse(box.id).name, data: JSON.stringify(gd.data.map((t) => [t.y, t.z])), view: {IN_VIEWPORT}(gd),
+    marked: box.hasAttribute('data-stale'), busy: box.getAttribute('aria-busy') === 'true'}}; }})
+"""
+"""Per chart of the view: its name, the numbers it shows, whether it is inside the viewport, and its updating
+mark (`data-stale`, and `aria-busy` for screen readers)."""
+
+STATE_CHARTS = """
+async (values) => { const answer = await window.headdivLive.answer(values), out = {};
+  answer.parts.forEach((part) => Object.keys(part.charts).forEach((name) => {
+    out[name] = JSON.stringify(part.charts[name].data.map((t) => [t.y, t.z])); }));
+  return out; }
+"""
+"""The numbers each chart shows for the URL's state with `values` set (from the tab's memory, or asked for)."""
+
+RECORD_FRAMES = f"""
+([s, want, scroll]) => {{
+  window.__frames = []; window.__settled = false;
+  // after assets/live.js's own listener: this frame's callback runs after its drawing, as the frame is painted
+  document.addEventListener('keydown', () => {{
+    const tick = () => {{
+      const frame = ({CHART_STATE})(s).map((c) => Object.assign(c, {{fresh: c.data === want[c.name]}}));
+      window.__frames.push(frame);
+      if (scroll && window.__frames.length === 1) {{
+        const below = frame.find((c) => !c.view);
+        if (below) document.querySelector(`[id*='"name":"${{below.name}}"']`).scrollIntoView({{block: 'center'}});
+      }}
+      if (frame.every((c) => c.fresh && !c.marked && !c.busy)) window.__settled = true;
+      else if (window.__frames.length < 600) requestAnimationFrame(tick);
+    }};
+    requestAnimationFrame(tick);
+  }}, {{capture: true, once: true}});
+}}
+"""
+"""From the next key press on, each frame's charts (CHART_STATE, and whether each shows the state `want`), until
+every chart shows it unmarked; with `scroll`, the first frame scrolls a chart below the fold into view."""
+
+
+@pytest.mark.parametrize("scroll", [False, True], ids=["still", "scrolled"])
+def test_a_key_press_draws_the_charts_on_screen_in_its_frame_and_marks_the_rest_until_drawn(
+    page: Any, server_url: str, scroll: bool
+) -> None:
+    """At 1440x900 two of Ensemble's charts have their plots below the fold. A key press whose value is in the
+    tab's memory draws the charts inside the viewport in the keydown's frame; the others follow after it, each
+    carrying the updating mark until drawn: in no frame does a chart show another state than the new one
+    unmarked, one scrolled into view included, and every chart ends on the new state with its mark gone."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _opened(page, server_url, "theta=60")
+    wait_view_drawn(page, "ensemble")
+    page.focus(".ctl-theta [role=slider]")
+    page.wait_for_function("() => window.headdivLive.remembers({theta: 59}) && window.headdivLive.settled()")
+    want = page.evaluate(STATE_CHARTS, {"theta": 59})
+    before = page.evaluate(CHART_STATE, CHARTS)
+    assert len(before) == 5 and all(c["data"] != want[c["name"]] for c in before)
+    assert any(not c["view"] for c in before) and any(c["view"] for c in before), before
+    page.evaluate(RECORD_FRAMES, [CHARTS, want, scroll])
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => window.__settled", timeout=30_000)
+    frames = page.evaluate("() => window.__frames")
+    first = frames[0]
+    assert all(c["fresh"] for c in first if c["view"]), first  # the viewport: in the keydown's frame
+    late = [c["name"] for c in first if not c["fresh"]]
+    assert late, first  # what is below the fold waits for a later frame
+    shown_stale = [
+        (i, c["name"])
+        for i, frame in enumerate(frames)
+        for c in frame
+        if not c["fresh"] and not (c["marked"] and c["busy"])
+    ]
+    assert shown_stale == [], f"frames showing an older state without the updating mark: {shown_stale}"
+    if scroll:  # the chart scrolled to came into view while its state was still to be drawn
+        assert any(c["view"] and c["name"] in late for frame in frames[1:] for c in frame), frames[1]
+
+
+def test_a_held_key_draws_each_chart_fewer_times_than_it_is_pressed_and_ends_on_the_last_value(
+    page: Any, server_url: str
+) -> None:
+    """A held key (keydowns in quick succession) whose values are all in the tab's memory: the page draws the
+    newest state once per frame, never one that a later keydown replaced before the screen could show it, so each
+    chart is drawn fewer times than the key went down, and every chart ends on the last value, unmarked."""
+    presses = 6
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _opened(page, server_url, "theta=60")
+    wait_view_drawn(page, "ensemble")
+    page.focus(".ctl-theta [role=slider]")
+    page.wait_for_function("() => window.headdivLive.settled()", timeout=30_000)
+    # every value the key passes, in the tab's memory: each press could be drawn at once
+    page.evaluate(
+        "async (n) => { for (let t = 60 - n; t < 60; t++) await window.headdivLive.answer({theta: t}); }", presses
+    )
+    page.wait_for_function("() => window.headdivLive.settled()", timeout=30_000)
+    page.evaluate(COUNT_DRAWS, CHARTS)
+    # a held key repeats faster than the page draws: its keydowns, 10 ms apart, to the focused thumb
+    page.evaluate(
+        """(n) => { const thumb = document.activeElement;
+          for (let i = 0; i < n; i++) setTimeout(() => thumb.dispatchEvent(new KeyboardEvent('keydown',
+            {key: 'ArrowLeft', code: 'ArrowLeft', repeat: i > 0, bubbles: true, cancelable: true})), 10 * i); }""",
+        presses,
+    )
+    last = str(60 - presses)
+    page.wait_for_function("(v) => new URLSearchParams(location.search).get('theta') === v", arg=last)
+    want = page.evaluate(STATE_CHARTS, {})
+    page.wait_for_function(
+        f"([s, want]) => ({CHART_STATE})(s).every((c) => c.data === want[c.name] && !c.marked && !c.busy)",
+        arg=[CHARTS, want],
+    )
+    drawn = page.evaluate("() => window.__drawn")
+    assert len(drawn) == 5 and all(1 <= n < presses for n in drawn.values()), drawn
+    assert page.locator(".ctl-theta [role=slider]").get_attribute("aria-valuenow") == last
 
 
 def test_a_burst_of_key_presses_is_one_history_entry(page: Any, server_url: str) -> None:
@@ -396,7 +511,8 @@ def test_while_held_only_the_charts_on_screen_are_redrawn_and_the_release_draws_
     page: Any, server_url: str
 ) -> None:
     """Each redraw costs the page's one thread: while the thumb is held the charts scrolled out of sight wait,
-    and the release brings every chart of the view to the released value's figures."""
+    marked as updating, unless one is scrolled into view; the release brings every chart of the view to the
+    released value's figures."""
     page.set_viewport_size({"width": 1440, "height": 700})
     _opened(page, server_url, "theta=60")
     names = page.evaluate(
@@ -411,8 +527,17 @@ def test_while_held_only_the_charts_on_screen_are_redrawn_and_the_release_draws_
     shown = "(names) => names.map((n) => window.headdivLive.shown(n))"
     _hold_and_drag(page, ".ctl-theta", -0.2, 10, 60)
     page.wait_for_function("() => window.headdivLive.trail.length >= 2", timeout=20_000)
-    # drawn by the live path while held: the charts on screen only (the others still show the page's own)
+    # drawn by the live path while held: the charts on screen only (the others still show the page's own, marked)
     assert all(page.evaluate(shown, seen)) and not any(page.evaluate(shown, hidden)), names
+    marks = {c["name"]: c["marked"] and c["busy"] for c in page.evaluate(CHART_STATE, CHARTS)}
+    assert [n for n, _ in names if marks[n]] == hidden, marks
+    # one scrolled into view while the button is still down is drawn then (by the live path), its mark gone
+    page.evaluate('(n) => document.querySelector(`[id*=\'"name":"${n}"\']`).scrollIntoView()', hidden[-1])
+    page.wait_for_function(
+        "(n) => window.headdivLive.shown(n) !== null"
+        " && !document.querySelector(`[id*='\"name\":\"${n}\"']`).hasAttribute('data-stale')",
+        arg=hidden[-1],
+    )
     page.mouse.up()
     page.wait_for_function("() => !location.search.includes('theta=60')")
     # every chart ends on the released state's part (the key the live answer for the URL's state has)

@@ -122,3 +122,25 @@ def test_a_failed_compilation_reaches_the_start_up_thread() -> None:
 
     with pytest.raises(RuntimeError, match="no compiler"):
         at_low_priority(fails)
+
+
+def test_full_collections_wait_while_the_start_up_imports_and_compiles() -> None:
+    """A full collection walks the whole process holding the interpreter (a stall of 0.3-0.6 s a cached answer
+    waited behind): what the start-up imports is frozen, and full collections wait until the last app's
+    imports and compilation end (young objects are still collected)."""
+    import gc
+
+    from headdiv.server.start_up import FULL_COLLECTION_DEFERRED, full_collections_deferred
+
+    before = gc.get_threshold()
+    first = full_collections_deferred()
+    first.__enter__()
+    try:
+        with full_collections_deferred():
+            assert gc.get_threshold() == (before[0], before[1], FULL_COLLECTION_DEFERRED)
+            assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[2] == FULL_COLLECTION_DEFERRED  # the first still runs
+    finally:
+        first.__exit__(None, None, None)
+        gc.unfreeze()  # the test process's objects go back to the collector
+    assert gc.get_threshold() == before

@@ -132,7 +132,7 @@ def test_engine_warm_up_runs_only_where_jobs_run(
         else embedded_settings(warm_up=True)
     )
     called = threading.Event()
-    monkeypatch.setattr(main, "start_up", lambda backend, settings, activity: called.set())
+    monkeypatch.setattr(main, "start_up", lambda backend, settings, activity, stopped: called.set())
     with TestClient(create_app(settings, mount_dashboard=False)) as c:
         assert c.get("/api/v1/health").status_code == 200
         assert called.wait(2.0) is not scaled

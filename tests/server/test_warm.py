@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -174,3 +175,102 @@ def test_a_user_asking_for_warm_work_moves_it_ahead_of_the_rest_of_the_warm_star
             assert low.count == 0 and main.count == warm
     finally:
         delete_queue(redis_url, queue_name)
+
+
+def test_a_later_start_recomputes_nothing_an_earlier_one_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first start of a version compiles the engine, measures its speed, computes its first views and has
+    the compiled kernels built for the next start (by a process of its own, stood in for here); the next start
+    reads all of it back: nothing compiled, measured, computed or built again."""
+    import subprocess
+    import threading
+
+    import torch
+
+    from headdiv.plumbing.kept import keep
+    from headdiv.schemas.engine_settings import get_engine_settings
+    from headdiv.server.activity import Activity
+    from headdiv.workers.engine import kernel_build, nw, speed
+
+    for name, value in {"CACHE_DIR": str(tmp_path), "DEVICE": "cpu", "DTYPE": "float32", "COMPILE": "auto"}.items():
+        monkeypatch.setenv(f"HEADDIV_{name}", value)
+    get_engine_settings.cache_clear()
+    first_views = [(job_kind("simulation"), Scenario(**small(seed=SEED + 71, H=3)))]
+    jid = job_id("simulation", canonical(first_views[0][1]))
+    monkeypatch.setattr(start_up, "warm_requests", lambda: first_views)
+    work: list[str] = []
+
+    def compile_here(fn: Any, **options: Any) -> Any:  # what is tested is what runs, not inductor
+        work.append("compile")
+        return fn
+
+    class Building:
+        """The building process, stood in for: it keeps a package for each kernel and ends."""
+
+        returncode = 0
+
+        def poll(self) -> int:
+            return 0
+
+    real_popen = subprocess.Popen
+
+    def popen(command: list[str], **options: Any) -> Any:
+        if kernel_build.MODULE not in command:
+            return real_popen(command, **options)
+        work.append("build")
+        for kernel in kernel_build.missing(torch.float32):
+            keep(nw.KEPT_KIND, nw.kept_name(kernel, torch.float32), b"package")
+        return Building()
+
+    def measure_here(device: str | None = None) -> float:
+        work.append("measure")
+        return 2e9
+
+    monkeypatch.setattr(nw.torch, "compile", compile_here)
+    monkeypatch.setattr(speed, "measure_speed", measure_here)
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    # a kept package stands for the eager kernel it was built from
+    monkeypatch.setattr(nw, "_packaged", lambda path: nw.COMPILED_KERNELS[path.name.split("-")[1]][0])
+
+    def one_start() -> InlineBackend:
+        monkeypatch.setattr(nw, "_compiled", {})
+        monkeypatch.setattr(nw, "_from_kept", set())
+        backend = InlineBackend(MemoryCache(1 << 28), threads=2)
+        backend.start()
+        settings = embedded_settings(warm_up=True, warm_start=True)
+        start_up.start_up(backend, settings, Activity(), threading.Event())
+        return backend
+
+    try:
+        first = one_start()
+        assert work == ["compile", "compile", "measure", "build"] and first.runs == 1
+        work.clear()
+        later = one_start()
+        assert work == [] and later.runs == 0 and nw.compiled_from_kept()
+        assert later.cache.get(jid) == first.cache.get(jid) is not None and later.speed == first.speed
+        first.close()
+        later.close()
+    finally:
+        get_engine_settings.cache_clear()
+
+
+def test_a_first_view_a_person_computed_before_the_warm_start_is_kept_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default view, asked by whoever opens the page as the server starts, is cached before the warm start
+    comes to it: it is kept for the next start all the same (else every later start computed it again)."""
+    from headdiv.schemas.engine_settings import get_engine_settings
+
+    monkeypatch.setenv("HEADDIV_CACHE_DIR", str(tmp_path))
+    get_engine_settings.cache_clear()
+    backend = InlineBackend(MemoryCache(1 << 28), threads=2)
+    try:
+        request = Scenario(**small(seed=SEED + 81, H=3))
+        jid = job_id("simulation", canonical(request))
+        backend.submit("simulation", request, jid)  # a person's
+        wait_for(lambda: (s := backend.get(jid)) is not None and s.done)
+        start_up.warm_start(backend, [(job_kind("simulation"), request, jid)])
+        assert read_kept("results", f"{jid}.json") == backend.cache.get(jid) is not None
+        assert backend.runs == 1  # computed once, by the person
+    finally:
+        backend.close()
+        get_engine_settings.cache_clear()

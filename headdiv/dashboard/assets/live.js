@@ -60,6 +60,7 @@
   // view's drawing callback sets its own inputs, which the URL may not hold yet)
   stats.current = function (query, values) { return key(query) === key(withValues(latest, values)); };
   stats.settled = function () { return !busy && !waiting; }; // nothing asked for that is still to land
+  stats.remembers = function (values) { return !!recall(stats.query(values)); }; // in the tab's memory
   function askedFor(query) {
     latest = query;
     passed.set(key(query), 1);
@@ -178,40 +179,143 @@
   // A chart is redrawn unless it shows that part's figure already (the same key, and the very data this
   // script gave it: a chart Dash has redrawn since is redrawn again). Only the lesson whose slider moved
   // changes on Foundations; the others' charts are left alone.
-  // While a thumb is held, only the charts on screen are redrawn (each redraw is 25-35 ms of the page's one
-  // thread: the hand sees more positions); the release draws the rest (`up`).
+  // The eye sees the charts on screen first: a state is drawn at the next frame, the newest only (a held key or
+  // a drag queues no drawing the screen cannot show), those charts in that frame and in one paint; the others
+  // after it (each redraw is 15-35 ms of the page's one thread), or at once when scrolled into view. Meanwhile
+  // such a chart carries `data-stale` and `aria-busy` (style.css dims it, should that last). While a thumb is
+  // held the charts off screen wait for the release (`up`): the hand sees more positions.
   var shown = {}; // chart name -> {key, data}
   stats.shown = function (name) { return shown[name] ? shown[name].key : null; }; // the part a chart shows
-  var deferred = null; // {query, answer}: drawn while held, with charts off screen left for the release
+  var due = null, frame = 0; // the newest state to draw ({query, answer}), and the frame asked for it
+  // chart div -> {name, key, fig, query, from}: left for after the frame (`from`: the data it showed then)
+  var later = new Map();
+  var hooked = new WeakSet(); // charts whose drawings by others this script hears of
+  var inView = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) { if (entry.isIntersecting) drawLater(entry.target); });
+  }) : null;
+  // on screen: some of its plot area (what a state changes; a chart whose margin alone shows, its title, is
+  // drawn right after the frame: the observer below sees it at once)
   function onScreen(gd) {
-    var r = gd.getBoundingClientRect();
-    return r.bottom > 0 && r.right > 0 && r.top < window.innerHeight && r.left < window.innerWidth;
+    var r = gd.getBoundingClientRect(), size = gd._fullLayout && gd._fullLayout._size;
+    var top = size ? r.top + size.t : r.top, bottom = size ? top + size.h : r.bottom;
+    return bottom > 0 && r.right > 0 && top < window.innerHeight && r.left < window.innerWidth;
   }
-  function draw(query, answer, finishing) {
-    var ids = ["hl-mse", "hl-hdi", "hl-heff", "hl-corr"];
-    deferred = null;
-    // the state's charts change together: in one task and one paint (plotly_bundles.js)
-    var P = window.Plotly;
-    (P && P.together ? P.together : function (fn) { fn(); })(function () {
-      (answer.parts || []).forEach(function (part) {
-        Object.keys(part.charts).forEach(function (name) {
-          var gd = chart(name), fig = part.charts[name], was = shown[name];
-          if (!gd || !P) return;
-          if (was && was.key === part.key && gd.data === was.data) return;
-          if (down && !onScreen(gd)) { deferred = {query: query, answer: answer}; return; }
-          P.react(gd, fig.data, fig.layout); // the chart keeps its config
-          shown[name] = {key: part.key, data: gd.data};
+  function mark(gd, stale) {
+    var box = gd.closest(".dash-graph") || gd.parentNode;
+    if (stale) {
+      box.setAttribute("data-stale", "");
+      box.setAttribute("aria-busy", "true");
+      if (!hooked.has(gd) && gd.on) { // drawn by another hand meanwhile (a link, a preset): not left marked
+        hooked.add(gd);
+        gd.on("plotly_afterplot", function () {
+          var job = later.get(gd);
+          if (job && gd.data !== job.from) drawLater(gd);
         });
-        (part.headline || []).forEach(function (text, i) {
-          var el = document.getElementById(ids[i]);
-          if (el) el.textContent = text;
-        });
+      }
+    } else {
+      box.removeAttribute("data-stale");
+      box.removeAttribute("aria-busy");
+    }
+  }
+  // For plotly_bundles.js: whether this script is about to draw `data` on the chart `gd` (at the next frame, or
+  // after it): the view's own drawing of that very figure is left to this schedule
+  stats.drawing = function (gd, data) {
+    var job = later.get(gd);
+    if (job) return job.fig.data === data;
+    return !!due && (due.answer.parts || []).some(function (part) {
+      return Object.keys(part.charts).some(function (name) { return part.charts[name].data === data; });
+    });
+  };
+  function put(gd, name, key, fig) {
+    if (later.delete(gd)) {
+      mark(gd, false);
+      if (inView) inView.unobserve(gd);
+    }
+    var was = shown[name];
+    if (was && was.key === key && gd.data === was.data) return;
+    if (gd.data !== fig.data) window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
+    shown[name] = {key: key, data: gd.data}; // (the very figure: the view's own drawing got there first)
+  }
+  function draw(query, answer) {
+    due = {query: query, answer: answer};
+    if (!frame) frame = requestAnimationFrame(paint);
+  }
+  function paint() {
+    frame = 0;
+    var job = due, ids = ["hl-mse", "hl-hdi", "hl-heff", "hl-corr"], P = window.Plotly;
+    due = null;
+    if (!job || !P) return;
+    // where each chart is, read before any is drawn (one layout of the page, not one after each drawing)
+    var charts = [], parts = job.answer.parts || [];
+    parts.forEach(function (part) {
+      Object.keys(part.charts).forEach(function (name) {
+        var gd = chart(name), was = shown[name];
+        if (!gd) return;
+        var now = onScreen(gd) || (was && was.key === part.key && gd.data === was.data);
+        charts.push({gd: gd, name: name, key: part.key, fig: part.charts[name], now: now});
       });
     });
-    if (finishing) return; // the same state's charts completed: not another drawing of the trail
+    parts.forEach(function (part) {
+      (part.headline || []).forEach(function (text, i) {
+        var el = document.getElementById(ids[i]);
+        if (el) el.textContent = text;
+      });
+    });
+    // the state's charts on screen change together: in one task and one paint (plotly_bundles.js)
+    (P.together || function (fn) { fn(); })(function () {
+      charts.forEach(function (c) {
+        if (c.now) {
+          put(c.gd, c.name, c.key, c.fig);
+          return;
+        }
+        var had = later.get(c.gd);
+        later.set(c.gd, {name: c.name, key: c.key, fig: c.fig, query: job.query, from: c.gd.data});
+        if (!had) {
+          mark(c.gd, true);
+          if (inView) inView.observe(c.gd);
+        }
+      });
+    });
     stats.drawn += 1;
-    stats.trail.push(query);
+    stats.trail.push(job.query);
     if (stats.trail.length > 200) stats.trail.shift();
+    finish();
+  }
+  // The charts left for later, one per task once the frame is painted, before the rest of the key press's work
+  // (the view's own, Dash's; user-blocking tasks where the browser has them): an input between two of them is
+  // still handled first. None while a thumb is held, nor while a newer state waits for its frame or is on its
+  // way: its own drawing takes their place.
+  var post = window.scheduler && window.scheduler.postTask
+    ? function (fn) { window.scheduler.postTask(fn, {priority: "user-blocking"}); }
+    : function (fn) { setTimeout(fn, 0); };
+  var soon = false;
+  function finish() {
+    if (soon || !later.size || down) return;
+    soon = true;
+    post(function () {
+      soon = false;
+      if (frame || down) return;
+      var next = null, quiet = !busy && !waiting;
+      later.forEach(function (job, gd) {
+        if (!next && (quiet || key(job.query) === key(latest))) next = gd;
+      });
+      if (!next) return;
+      drawLater(next);
+      finish();
+    });
+  }
+  function drawLater(gd) {
+    var job = later.get(gd);
+    if (!job) return;
+    // drawn by the view's own drawing since (a newer state, or this one), or gone with its tab: not redrawn
+    if (!gd.isConnected || gd.data !== job.from) {
+      later.delete(gd);
+      mark(gd, false);
+      if (inView) inView.unobserve(gd);
+      if (gd.data !== job.fig.data) return;
+    }
+    var P = window.Plotly;
+    (P.together || function (fn) { fn(); })(function () { put(gd, job.name, job.key, job.fig); });
   }
   function recall(query) { return memory.get(key(query)); }
   function remember(query, answer) {
@@ -264,6 +368,7 @@
       .then(function () {
         if (aheadFlight === ctl) aheadFlight = null;
         busy = null;
+        finish();
         if (again) {
           job.tries += 1;
           setTimeout(function () {
@@ -302,9 +407,9 @@
       .then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) {
           remember(job.query, answer);
-          landed(answer);
           if (waiting) release();
-          land(job.query, order, answer, job.box);
+          land(job.query, order, answer, job.box); // first: the view's own drawing then leaves it to `drawing`
+          landed(answer);
         });
         if (resp.status === 422 || resp.status === 429) return resp.json().then(function (body) {
           stats.refused += 1;
@@ -316,6 +421,7 @@
       .then(function () {
         landed(null);
         release();
+        finish(); // a state that never came (refused, still computing): what was left is drawn
       });
   }
   function moved(box, v) {
@@ -379,7 +485,7 @@
     if (!box) return;
     steering = box;
     until = Date.now() + 1500;
-    // an arrow key's value is known before the slider has re-rendered: drawn at once (its own change of
+    // an arrow key's value is known before the slider has re-rendered: drawn at the next frame (its own change of
     // aria-valuenow then finds that position drawn already)
     var sign = {ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1}[ev.key];
     var thumb = box.querySelector("[role=slider]");
@@ -409,10 +515,7 @@
     // one that did not (a live slider writes on release): the release's write is a new entry, and so is any after
     if (down) keyBurstUntil = burstPushed ? Date.now() + KEY_BURST_MS : 0;
     down = false;
-    // the charts left off screen while held: drawn now if what was drawn is the latest position (else its
-    // answer, still to land, draws every chart)
-    if (deferred && key(deferred.query) === key(latest)) draw(deferred.query, deferred.answer, true);
-    deferred = null;
+    finish(); // the charts left off screen while held
   }
   document.addEventListener("pointerup", up, true);
   document.addEventListener("pointercancel", up, true);

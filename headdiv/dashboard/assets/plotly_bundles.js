@@ -113,6 +113,13 @@
     return gd instanceof Element && a && !Array.isArray(a) && a.data && byGraph.has(gd) && !pending.get(gd) &&
       drewWith.get(gd) === a.data && gd.data === a.data;
   }
+  // A figure the live path is about to draw on that chart (assets/live.js `drawing`: the charts on screen at the
+  // next frame, the others after it) is left to it: the same objects, drawn once, on its schedule.
+  function leftToLive(args) {
+    var gd = args[0], a = args[1], live = window.headdivLive;
+    return gd instanceof Element && a && !Array.isArray(a) && a.data && byGraph.has(gd) && !pending.get(gd) &&
+      !!live && !!live.drawing && live.drawing(gd, a.data);
+  }
   function needsFull(gd, data) {
     if (!ready.small || drawnBy.get(gd) === "full") return true;
     var held = ready.small.bundledTraces || [];
@@ -151,7 +158,7 @@
       if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
       var asked = args;
       if (draws && !traces(args).length) args = opening(args); // a chart's first, empty, drawing
-      if (draws && showsAlready(args)) return Promise.resolve(args[0]);
+      if (draws && (showsAlready(args) || leftToLive(args))) return Promise.resolve(args[0]);
       var gd = args[0], data = draws ? traces(args) : [];
       // the opening figures are drawn in the task that mounts their charts, as one change of the page:
       // dealt one task each, the page's first callbacks (0.1-0.2 s) ran between them, the charts later

@@ -18,7 +18,8 @@ A simulation:
 - `batch_moments`: the decomposition's sums for every cell of a batch at once, on the device, in float64.
 - `draws`: what a batch's Monte Carlo hands over (`BatchDraws`), and one cell's as float64 NumPy (`Draws`).
 - `decomposition`: the bias-variance-covariance decomposition of docs/model.md section 4, in float64 NumPy.
-- `nw`: the Nadaraya-Watson step (and `warm_up`).
+- `nw`: the Nadaraya-Watson step (and `warm_up`: compiled, or loaded as an earlier start kept it).
+- `kernel_build`: the NW step's compiled kernels built as AOTInductor packages and kept for the next start.
 - `keymaps`: key maps: how a head (or a big head) turns points into keys, many heads at once.
 - `head_layouts`: each registered geometry's builder: its heads as NumPy arrays, in blocks or dense.
 - `geometry`: head projections as the engine computes with them: keys, overlaps, principal angles, the big head.

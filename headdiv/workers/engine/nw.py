@@ -7,18 +7,26 @@ q.k / h^2 - |k|^2 / (2 h^2) plus a per-query constant that the softmax cancels.
 Speed: scores are built block by block (`score_bytes` per block) so they stay in cache, and one
 `torch.compile`d function (one for narrow keys, one for wide) fuses max, exp and the weighted sums into a
 single pass - close to the cost of the exp alone. Until compilation has finished (it runs in the background at server start) the
-same function runs eagerly, which gives the same numbers up to float rounding.
+same function runs eagerly, which gives the same numbers up to float rounding. On a CPU, a start that finds the
+kernels an earlier one kept (AOTInductor packages of the same generated code, `kernel_build`) loads them in
+milliseconds instead of compiling: tracing them again cost a later start about 5 s of CPU holding the interpreter.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import logging
 import math
+import platform
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
+from headdiv.plumbing.kept import kept_path
 from headdiv.schemas.engine_settings import get_engine_settings
 from headdiv.workers.engine.device import block_bytes
 
@@ -89,33 +97,124 @@ INDUCTOR_OPTIONS: dict[str, str | int | bool | Callable[..., object]] = {"triton
 H200: AssertionError in tiling_utils.get_pw_red_splits) and, by its own note, does not apply to dynamic
 shapes anyway; the CPU ignores it."""
 
+COMPILED_KERNELS: dict[str, tuple[NWFn, int]] = {
+    "wide": (_nw_fused, 2 * NARROW_KEYS),
+    "narrow": (_nw_fused_narrow, NARROW_KEYS // 2),
+}
+"""Each compiled kernel and the key width it is first traced at (the order `_compiled` holds them in)."""
+HINT_SHAPES = ((32, 64, 512), (16, 32, 256))
+"""(batch, queries, keys) of the runs that put a kernel's dynamic shapes in place, the first at its width, the
+second one narrower. Realistic sizes: inductor tunes its loops on the first shapes it sees (hints), so a kept
+package is exported at the first of them too: the same generated code."""
+
+
+def hint_inputs(
+    width: int, shape: tuple[int, int, int], device: torch.device, dtype: torch.dtype
+) -> tuple[torch.Tensor, ...]:
+    """A kernel's inputs (queries with their extra row, transposed keys, bias, values) at a hint shape."""
+    b, qn, n = shape
+    return (
+        torch.randn(b, qn + 1, width, device=device, dtype=dtype),
+        torch.randn(b, width, n, device=device, dtype=dtype),
+        torch.randn(b, n, device=device, dtype=dtype),
+        torch.randn(b, n, device=device, dtype=dtype),
+    )
+
+
+KEPT_KIND = "kernels"
+KEPT_RUNNERS = 8
+"""Calls one kept package runs at once (the job threads, the fast lane, the background one); more wait."""
+
+
+@functools.cache
+def _processor() -> str:
+    """What the generated code is specific to (it is built with -march=native): the CPU's model and flags."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return f"{platform.machine()} {platform.processor()}"
+    wanted = ("model name", "flags")
+    return " ".join(line for line in info.splitlines()[:64] if line.split(":")[0].strip() in wanted)
+
+
+def kept_name(kernel: str, dtype: torch.dtype, threads: int | None = None) -> str:
+    """The kept package's file name: a hash of what its code depends on (this module's source, torch, the
+    processor, the dtype, the threads inductor planned its loops for, inductor's options)."""
+    facts = {
+        "kernel": kernel,
+        "dtype": str(dtype),
+        "source": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        "torch": torch.__version__,
+        "cpu": _processor(),
+        "threads": threads or torch.get_num_threads(),
+        "options": sorted((k, repr(v)) for k, v in INDUCTOR_OPTIONS.items()),
+    }
+    digest = hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return f"nw-{kernel}-{digest}.pt2"
+
+
+def _packaged(path: Path) -> NWFn:
+    loader = torch._C._aoti.AOTIModelPackageLoader(str(path), "model", False, KEPT_RUNNERS, -1)
+
+    def run(q: torch.Tensor, kt: torch.Tensor, kb: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        # a package checks neither strides nor offsets: it reads its inputs as the contiguous ones it was
+        # exported with (a no-op for the blocks nw_attention passes)
+        return tuple(loader.run([q.contiguous(), kt.contiguous(), kb.contiguous(), y.contiguous()]))
+
+    return run
+
+
+def load_kept(device: torch.device, dtype: torch.dtype) -> tuple[NWFn, NWFn] | None:
+    """Both kernels as an earlier start kept them (`headdiv.workers.engine.kernel_build`), or None: none kept
+    for this setup, not a CPU, or a package that does not load."""
+    if device.type != "cpu":
+        return None
+    paths = [kept_path(KEPT_KIND, kept_name(kernel, dtype)) for kernel in COMPILED_KERNELS]
+    if any(path is None for path in paths):
+        return None
+    try:
+        wide, narrow = (_packaged(path) for path in paths if path is not None)
+    except (RuntimeError, OSError):
+        log.warning("the kept NW kernels did not load; compiling them", exc_info=True)
+        return None
+    return wide, narrow
+
+
 _lock = threading.Lock()
 _compiled: dict[tuple[str, torch.dtype], tuple[NWFn, NWFn]] = {}
+_from_kept: set[tuple[str, torch.dtype]] = set()
 
 
 def _compile(device: torch.device, dtype: torch.dtype, pause: Callable[[], object] | None = None) -> tuple[NWFn, NWFn]:
-    """Compile both kernels (wide, narrow) and run each once on two shapes so dynamic shapes are in place
-    before real work arrives; `pause()` before each kernel (a server lets people's requests go first)."""
+    """The kept kernels when an earlier start kept them, else compile both (wide, narrow) and run each once
+    on two shapes so dynamic shapes are in place before real work arrives; `pause()` before each kernel's
+    compilation (a server lets people's requests go first)."""
     key = (device.type, dtype)
     with _lock:
         if key in _compiled:
             return _compiled[key]
+        kept = load_kept(device, dtype)
+        if kept is not None:
+            _compiled[key] = kept
+            _from_kept.add(key)
+            return kept
         fns: list[NWFn] = []
-        for fn, width in ((_nw_fused, 2 * NARROW_KEYS), (_nw_fused_narrow, NARROW_KEYS // 2)):
+        for fn, width in COMPILED_KERNELS.values():
             if pause is not None:
                 pause()
             compiled: NWFn = torch.compile(fn, dynamic=True, options=INDUCTOR_OPTIONS)  # type: ignore[assignment]
-            # Realistic sizes: inductor tunes its loops on the first shapes it sees (hints), not just any.
-            for b, qn, n, d in ((32, 64, 512, width), (16, 32, 256, width - 1)):
-                compiled(
-                    torch.randn(b, qn + 1, d, device=device, dtype=dtype),
-                    torch.randn(b, d, n, device=device, dtype=dtype),
-                    torch.randn(b, n, device=device, dtype=dtype),
-                    torch.randn(b, n, device=device, dtype=dtype),
-                )
+            for shape, w in zip(HINT_SHAPES, (width, width - 1), strict=True):
+                compiled(*hint_inputs(w, shape, device, dtype))
             fns.append(compiled)
         _compiled[key] = (fns[0], fns[1])
         return _compiled[key]
+
+
+def compiled_from_kept(device: torch.device | None = None, dtype: torch.dtype | None = None) -> bool:
+    """Whether this process's kernels for the configured device and dtype came from kept packages."""
+    from headdiv.workers.engine.device import resolve_device, resolve_dtype
+
+    return ((device or resolve_device(None)).type, dtype or resolve_dtype(None)) in _from_kept
 
 
 def warm_up(
