@@ -25,7 +25,7 @@ BENCH_SCRIPTS ?= $(sort $(wildcard bench/*.py))
 PLAIN_VENV ?= .venv-plain
 PLAIN_PIP := $(PLAIN_VENV)/bin/python -m pip
 
-.PHONY: run test lint format typecheck bench docs screenshots clean help
+.PHONY: run test lint format typecheck bench docs screenshots catalogues clean help
 
 help:
 	@echo "make run    install what is missing and run the app at http://$(HOST):$(PORT)/"
@@ -34,6 +34,7 @@ help:
 	@echo "make bench  run every benchmark in bench/ (BENCH_SCRIPTS=... picks some)"
 	@echo "make docs   regenerate the tables in docs/ from the registries (choices, job kinds)"
 	@echo "make screenshots  retake the README/docs images (docs/img/) in headless Chromium"
+	@echo "make catalogues   extract the strings to translate, update each language's .po, compile them"
 	@echo "make clean  remove .venv, caches and build outputs"
 
 $(BIN)/python:
@@ -87,6 +88,14 @@ typecheck: $(VENV)/.test-stamp
 
 docs: $(VENV)/.run-stamp
 	$(BIN)/python -m headdiv.workers.docs
+
+# The catalogue of every word a person reads (docs/languages.md): the marked strings extracted, each language's
+# .po brought up to date (new strings untranslated, to be written; the test says which), each compiled to its .mo.
+LOCALES := headdiv/i18n/locales
+catalogues: $(VENV)/.test-stamp
+	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --omit-header --sort-output -o $(LOCALES)/headdiv.pot .
+	$(BIN)/pybabel update -i $(LOCALES)/headdiv.pot -d $(LOCALES) -D headdiv -w 120 -N --ignore-pot-creation-date --ignore-obsolete
+	$(BIN)/pybabel compile -d $(LOCALES) -D headdiv --statistics
 
 # The only command that writes the images in docs/img/: tests write theirs under test-artifacts/ (ignored).
 screenshots: $(VENV)/.test-stamp

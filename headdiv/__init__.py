@@ -12,6 +12,7 @@ computation runs.
 One package in floors, ground first, imports pointing down (CONTRIBUTING.md, "Layout"; `tests/test_layering.py`):
 
 - `version`: the one version of headdiv, a leaf.
+- `i18n`: every word a person reads, in their language: the catalogues (gettext, Babel) and the languages.
 - `schemas`: the ground floor, torch-free: pydantic models at the edges and the registries they are built from.
 - `plumbing`: shared machinery that is no vocabulary: bounded caches, work kept on disk, request identity.
 - `jobs`: the job protocol every door shares, torch-free: kinds, state, cells, ids, Redis keys, the result cache.

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("headdiv.version",),
+    ("headdiv.i18n",),
     ("headdiv.schemas",),
     ("headdiv.plumbing",),
     ("headdiv.jobs",),
@@ -29,10 +30,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("headdiv.server",),
     ("headdiv.lab", "headdiv.cli"),
 )
-"""Ground first: the version (a leaf); the torch-free vocabulary every part speaks; the shared machinery
-that is no vocabulary (bounded caches, work kept on disk, request identity; `kept` reads the engine settings
-in the schemas); the job protocol every door shares (torch-free); the compute side and the figure builders; the one HTTP client of the API (the dashboard's and the Python API's); the Dash app; the
-HTTP API (which mounts the app); the Python API and the command line.
+"""Ground first: the version (a leaf); the words in every language (catalogues, Babel); the torch-free
+vocabulary every part speaks; the shared machinery that is no vocabulary (bounded caches, work kept on disk,
+request identity; `kept` reads the engine settings in the schemas); the job protocol every door shares
+(torch-free); the compute side and the figure builders; the one HTTP client of the API (the dashboard's and
+the Python API's); the Dash app; the HTTP API (which mounts the app); the Python API and the command line.
 The package's own `__init__` (lazy names for `import headdiv`) sits above them all, and nothing imports it."""
 
 

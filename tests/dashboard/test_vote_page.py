@@ -146,3 +146,43 @@ def test_a_full_poll_and_a_busy_network_say_so(web: Flask, mode: dict[str, bool]
     mode["throttled"] = True
     busy = web.test_client().get(f"/vote/{POLL}")
     assert busy.status_code == 429 and "Many phones on this network" in busy.get_data(as_text=True)
+
+
+def test_a_phone_reads_the_poll_in_its_own_language_right_to_left_included(web: Flask) -> None:
+    """The phone's browser language (or `?lang=`) chooses the page's words; the choices' values stay the ids
+    the poll counts."""
+    arabic = web.test_client().get(f"/vote/{POLL}", headers={"Accept-Language": "ar-EG,ar;q=0.9,en;q=0.5"})
+    text = arabic.get_data(as_text=True)
+    assert '<html lang="ar" dir="rtl">' in text and "Accept-Language" in arabic.headers["Vary"]
+    assert "هل يرتفع MSE للمجموعة" in text and ">ينخفض</button>" in text and 'value="falls"' in text
+    assert "θ goes from" not in text
+    spanish = web.test_client()
+    spanish.get(f"/vote/{POLL}?lang=es", headers={"Accept-Language": "ar"})  # the named one wins
+    counted = spanish.post(f"/vote/{POLL}?lang=es", data={"choice": "falls"}).get_data(as_text=True)
+    assert '<html lang="es" dir="ltr">' in counted and "Contada: «Baja»." in counted
+
+
+def test_in_the_pseudo_language_every_word_on_the_poll_comes_from_the_catalogue(web: Flask) -> None:
+    """en-XA brackets every translated string: a text outside brackets is a word no language can reach (a link
+    inside a sentence is part of it)."""
+    import re
+    from html.parser import HTMLParser
+
+    class Texts(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[str] = []
+
+        def handle_data(self, data: str) -> None:
+            if data.strip() and self.lasttag not in ("style",):
+                self.found.append(data.strip())
+
+    c = web.test_client()
+    pages = [c.get(f"/vote/{POLL}?lang=en-XA")]
+    pages.append(c.post(f"/vote/{POLL}?lang=en-XA", data={"choice": "falls"}))
+    pages.append(c.get(f"/vote/{POLL}?lang=en-XA"))  # answered: the prompt and what it was
+    pages.append(web.test_client().post(f"/vote/{POLL}?lang=en-XA", data={"choice": "falls"}))  # no cookie
+    for page in pages:
+        texts = Texts()
+        texts.feed(re.sub(r"</?a\b[^>]*>", "", page.get_data(as_text=True)))
+        assert texts.found and all(t.startswith("⟦") and t.endswith("⟧") for t in texts.found), texts.found

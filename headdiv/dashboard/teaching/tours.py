@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from headdiv.dashboard.page.param import Value
 from headdiv.dashboard.page.url_state import Param, UrlRegistry
+from headdiv.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,9 @@ class Tour:
 
 
 RISE_FALL = (
-    Answer("falls", "It falls"),
-    Answer("stays", "It stays about the same"),
-    Answer("rises", "It rises"),
+    Answer("falls", N_("It falls")),
+    Answer("stays", N_("It stays about the same")),
+    Answer("rises", N_("It rises")),
 )
 
 TOURS: dict[str, Tour] = {
@@ -107,7 +108,9 @@ TOURS: dict[str, Tour] = {
                     "tab=ensemble&target=constant&H=4&theta=0",
                     "Four heads that look through the same subspace (θ = 0°) compute the same average.",
                     Question(
-                        "Compared with the single head, what does averaging these four identical heads do to the MSE?",
+                        N_(
+                            "Compared with the single head, what does averaging these four identical heads do to the MSE?"
+                        ),
                         RISE_FALL,
                         "stays",
                         "Identical heads make identical errors: their correlation is 1, the effective number "
@@ -119,7 +122,7 @@ TOURS: dict[str, Tour] = {
                     "tab=ensemble&target=constant&H=4&theta=90",
                     "Now θ = 90°: every head sees its own orthogonal subspace, and HDI = 1.",
                     Question(
-                        "θ goes from 0° to 90°: does the ensemble's MSE rise, fall or stay?",
+                        N_("θ goes from 0° to 90°: does the ensemble's MSE rise, fall or stay?"),
                         RISE_FALL,
                         "falls",
                         "Orthogonal heads weigh the training points by different coordinates, so their errors "
@@ -135,11 +138,11 @@ TOURS: dict[str, Tour] = {
                     "([its formula](#explain-ensemble)); with uniform weights the variance term is V/H, and with "
                     "uncorrelated unbiased heads it is most of what is left.",
                     Question(
-                        "From 4 to 16 orthogonal heads, the ensemble's variance…",
+                        N_("From 4 to 16 orthogonal heads, the ensemble's variance…"),
                         (
-                            Answer("quarter", "drops to about a quarter"),
-                            Answer("half", "drops to about a half"),
-                            Answer("same", "stays the same"),
+                            Answer("quarter", N_("drops to about a quarter")),
+                            Answer("half", N_("drops to about a half")),
+                            Answer("same", N_("stays the same")),
                         ),
                         "quarter",
                         "The variance term of the decomposition is V/H: each head's own variance V does not "
@@ -174,7 +177,7 @@ TOURS: dict[str, Tour] = {
                     "tab=ensemble&target=sine&signal=shared&noise=0.2&H=4&theta=90",
                     "At θ = 90° every head looks only at its own private block, which holds no signal.",
                     Question(
-                        "θ goes from 0° to 90° with the signal in the shared block: the ensemble's MSE…",
+                        N_("θ goes from 0° to 90° with the signal in the shared block: the ensemble's MSE…"),
                         RISE_FALL,
                         "rises",
                         "Heads that turn away from the shared block lose sight of the signal: each estimates "
@@ -187,8 +190,8 @@ TOURS: dict[str, Tour] = {
                     "tab=diversity&target=sine&signal=shared&noise=0.2&H=4",
                     "The same sweep as in Theorem 4.2, with the shared signal.",
                     Question(
-                        "Does the fitted bound MSE ≤ B² + V/H + K (H−1)/H (1 − HDI) hold at every angle?",
-                        (Answer("holds", "Yes, it holds"), Answer("fails", "No, it fails somewhere")),
+                        N_("Does the fitted bound MSE ≤ B² + V/H + K (H−1)/H (1 − HDI) hold at every angle?"),
+                        (Answer("holds", N_("Yes, it holds")), Answer("fails", N_("No, it fails somewhere"))),
                         "fails",
                         "The bound treats the bias B² as fixed, but here it grows with diversity: each head is "
                         "not a consistent estimator of m(x), it loses what its subspace does not see "
@@ -202,8 +205,12 @@ TOURS: dict[str, Tour] = {
                     "The way out: each head keeps the signal's one dimension and spends its other three on "
                     "private directions (geometry shared_dims): one principal angle of 0°, the rest 90°.",
                     Question(
-                        "Compared with heads that all turned fully apart (θ = 90°), the MSE of these heads is…",
-                        (Answer("lower", "lower"), Answer("same", "about the same"), Answer("higher", "higher")),
+                        N_("Compared with heads that all turned fully apart (θ = 90°), the MSE of these heads is…"),
+                        (
+                            Answer("lower", N_("lower")),
+                            Answer("same", N_("about the same")),
+                            Answer("higher", N_("higher")),
+                        ),
                         "lower",
                         "Every head still sees a·x, so the bias stays small, while the private dimensions "
                         "decorrelate the heads' errors: low bias and low correlation at once.",
@@ -229,11 +236,11 @@ TOURS: dict[str, Tour] = {
                     "p = dₖ/2 + 1 ([the objective](#explain-architecture)): the first term, the bias, wants big "
                     "heads; the second, the variance, explodes with dₖ.",
                     Question(
-                        "With c₁ = c₂ = 1, n = 256 and D = 32, where does that objective put the best split?",
+                        N_("With c₁ = c₂ = 1, n = 256 and D = 32, where does that objective put the best split?"),
                         (
-                            Answer("tiny", "dₖ = 1: as many heads as possible"),
-                            Answer("middle", "a small dₖ in between"),
-                            Answer("one", "one big head, dₖ = D"),
+                            Answer("tiny", N_("dₖ = 1: as many heads as possible")),
+                            Answer("middle", N_("a small dₖ in between")),
+                            Answer("one", N_("one big head, dₖ = D")),
                         ),
                         "middle",
                         "The bias term falls like dₖ⁻² while the variance term grows faster than any power "
@@ -249,8 +256,8 @@ TOURS: dict[str, Tour] = {
                     "256 times more training points (n = 65536), the same budget; fewer replicates keep the "
                     "Monte Carlo quick.",
                     Question(
-                        "With n 256 times larger, the objective's best head dimension dₖ*…",
-                        (Answer("grows", "grows"), Answer("stays", "stays"), Answer("shrinks", "shrinks")),
+                        N_("With n 256 times larger, the objective's best head dimension dₖ*…"),
+                        (Answer("grows", N_("grows")), Answer("stays", N_("stays")), Answer("shrinks", N_("shrinks"))),
                         "grows",
                         "n divides only the variance term, so more data lets the bigger heads' smaller bias "
                         "win: at c₁ = c₂ = 1 the optimum moves from dₖ = 4 to dₖ = 8 (the step of the "
