@@ -8,8 +8,11 @@ Against a fresh embedded `headdiv serve` on a free port (warm start as shipped, 
 lecturer's changes go through the API as the lecturer's page sends them (`PUT /api/v1/rooms/<code>/state`,
 one at a time, the drag's at 20 a second); the event followers are streams read in this process; the pages
 are Debian Chromium at 390×844 that opened `/r/<code>`. It prints, per change, the time from the lecturer's
-`PUT` to each follower's event (p50/p95), to each real page showing the state's URL with its first chart
-redrawn (p50/p95), the server's CPU per change (its process's user+system time over the changes, less the
+`PUT` to each follower's event (p50/p95), to each real page showing that state's charts (p50/p95: every chart
+the state's live answer draws shows its data, unmarked; read from the charts' data, not the URL), the states
+a page never showed while the lecturer read them (the walk's; the drag's pass faster than a phone draws),
+the frames a page showed a chart of another state than its URL's unmarked, the time from "Back to the
+lecturer" to the lecturer's charts (a few pages, after the changes), the server's CPU per change (its process's user+system time over the changes, less the
 same span of quiet with everyone connected), the bytes each event follower received per change, and what
 the same two cores spent beside the server per change: the real pages' Chromium processes and the streams'
 reader (a lecture's phones are each their own device; here they share the server's cores).
@@ -37,17 +40,44 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.browser import CHROMIUM_ARGS  # noqa: E402
+from bench.drawn import CHART_READER  # noqa: E402
 from bench.load import embedded_server, wait_quiet  # noqa: E402
 
 TOUR = "why-many-heads"
 SMALL = "replicates=40&queries=32"
-RECORDER = """() => { window.__seen = []; let last = "";
-  setInterval(() => { const g = document.querySelector('.js-plotly-plot');
-    const data = g && g.data ? JSON.stringify(g.data.map((t) => [t.y, t.z])).length + ':' +
-      JSON.stringify(g.data.map((t) => t.y)).slice(0, 200) : '';
-    const now = location.search + '|' + data;
-    if (now !== last) { last = now; window.__seen.push([Date.now() / 1000, location.search, data]); } }, 20); }"""
-"""Each page records, every 20 ms, its URL query and a digest of its first chart's data when either changes."""
+RECORDER = (
+    """() => {"""
+    + CHART_READER
+    + """  window.__seen = []; let last = "";
+  const look = () => {
+    const charts = window.__charts(), now = location.search + JSON.stringify(charts);
+    if (now !== last) { last = now; window.__seen.push([Date.now() / 1000, location.search, charts]); }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}"""
+)
+"""Each page records, at every frame where it changed, its URL query and each chart's data digest and mark."""
+EXPECTED = """async (queries) => {
+  const url = JSON.parse(document.querySelector('meta[name="headdiv-live"]').content).url, out = {};
+  for (const q of queries) {
+    const answer = await fetch(url + "?" + q.replace(/^\\?/, "")).then((r) => (r.status === 200 ? r.json() : null));
+    const charts = {};
+    ((answer && answer.parts) || []).forEach((p) => Object.keys(p.charts).forEach((n) => {
+      charts[n] = window.__digest(p.charts[n].data);
+    }));
+    out[q] = charts;
+  }
+  return out;
+}"""
+"""Each state's charts as its live answer draws them (the lecturer's page draws the same), by query."""
+BACK = """async (want) => {
+  const t0 = performance.now();
+  document.getElementById("room-back").click();
+  while (!window.__shows(want)) await new Promise((ok) => requestAnimationFrame(ok));
+  return performance.now() - t0;
+}"""
+"""'Back to the lecturer' pressed, the milliseconds until the page shows the lecturer's state's charts."""
 
 
 def changes() -> list[str]:
@@ -188,6 +218,13 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
             cpu = _cpu(proc.pid) - start_cpu - idle_per_s * span
             browsers_cpu, reader_cpu = _browsers_cpu() - start_browsers, _cpu(reader.pid or 0) - start_reader
             seen = [page.evaluate("() => window.__seen") for page in phones]
+            expected = phones[0].evaluate(EXPECTED, sorted({q for _, q in sent.values()}))
+            back_ms: list[float] = []
+            for page in phones[:3]:  # a phone explores (another view), then comes back
+                page.click("#room-explore")
+                page.click("#tabs >> text=Weighting")
+                page.wait_for_function("() => Object.keys(window.__charts()).some((n) => n.startsWith('wt-'))")
+                back_ms.append(page.evaluate(BACK, expected[max(sent.values())[1]]))
             browser.close()
         stop.set()
         arrivals_by, bytes_by = out.get(timeout=60)
@@ -200,18 +237,31 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
                 (walk_ms if q.startswith("?tour=") else drag_ms).append(1000 * (arrivals[v] - at))
     event_ms = walk_ms + drag_ms
     missing = sum(1 for arrivals in arrivals_by for v in sent if v not in arrivals)
-    # a page has drawn a state when it shows the state's URL with the chart it ends that state with (a tour
-    # step may keep the chart: then showing its URL is drawing it)
+    # a page has drawn a state when every chart of the state's live answer it shows has that answer's data,
+    # unmarked (what the lecturer's page shows); before the next state is sent, or it skipped it
     drawn_ms: list[float] = []
+    skipped = {"walk": 0, "drag": 0}
+    wrong = 0
     order = sorted(sent.values())
+
+    def shows(charts: dict[str, list[Any]], want: dict[str, str]) -> bool:
+        names = [n for n in want if n in charts]
+        return bool(names) and all(charts[n][0] == want[n] and not charts[n][1] for n in names)
+
     for log in seen:
         for i, (at, query) in enumerate(order):
             until = order[i + 1][0] if i + 1 < len(order) else float("inf")
-            shown = [(t, d) for t, q, d in log if at <= t < until and q == query]
-            if not shown:
-                continue
-            final = shown[-1][1]
-            drawn_ms.append(1000 * (next(t for t, d in shown if d == final) - at))
+            want = expected.get(query) or {}
+            when = next((t for t, _, charts in log if at <= t < until and shows(charts, want)), None)
+            if when is not None:
+                drawn_ms.append(1000 * (when - at))
+            elif want:
+                skipped["walk" if query.startswith("?tour=") else "drag"] += 1
+        # a frame whose unmarked charts are not all its URL's state's (that state's charts or the empty frame)
+        for _, search, charts in log:
+            want = expected.get(search)
+            if want and any(not marked and n in want and want[n] != d for n, (d, marked) in charts.items()):
+                wrong += 1
     per_change = len(sent)
     return {
         "followers": followers,
@@ -224,6 +274,10 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
         "redrawn p50": statistics.median(drawn_ms) if drawn_ms else float("nan"),
         "redrawn p95": pct(drawn_ms, 0.95),
         "redrawn seen": f"{len(drawn_ms)} of {len(seen) * per_change}",
+        "states skipped, walk / drag": f"{skipped['walk']} / {skipped['drag']}",
+        "frames unmarked of another state": wrong,
+        "back to the lecturer p50 ms": statistics.median(back_ms) if back_ms else float("nan"),
+        "back to the lecturer max ms": max(back_ms) if back_ms else float("nan"),
         "cpu per change ms": 1000 * cpu / per_change,
         "pages' Chromium CPU per change ms": 1000 * browsers_cpu / per_change,
         "  of it per page ms": 1000 * browsers_cpu / per_change / max(1, pages),

@@ -11,15 +11,19 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from bench.drawn import CHART_READER
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 SMALL = "replicates=20&queries=16"
 
 
 @contextmanager
-def phone(browser: Any, url: str, width: int = 390, height: int = 844) -> Iterator[Any]:
+def phone(browser: Any, url: str, width: int = 390, height: int = 844, init: str | None = None) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(30_000)
+    if init:
+        page.add_init_script(init)
     try:
         page.goto(url)
         yield page
@@ -168,3 +172,169 @@ def test_a_phone_whose_stream_drops_reconnects_and_shows_the_state_it_missed(bro
             assert p.locator(".room-problem").count() == 0  # a drop is not an ended room
         finally:
             context.close()
+
+
+# In each page: `__charts()`, each drawn chart's name -> [a digest of its data (every trace's first y and z
+# values, as numbers), whether it is marked as updating]; on a follower, `__frames` records at every frame
+# (when it changed) the URL's query with the charts, and whether the phone explores on its own.
+CHARTS = (
+    """
+(() => {"""
+    + CHART_READER
+    + """  if (!location.pathname.startsWith("/r/")) return;
+  window.__frames = [];
+  let last = "";
+  const look = () => {
+    const away = document.body.classList.contains("room-away");  // exploring: the phone's own states
+    const now = [location.search, window.__charts(), away], text = JSON.stringify(now);
+    if (text !== last) { last = text; window.__frames.push(now); }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();
+"""
+)
+
+# The lecturer's page's answer for the state it shows (the one its own charts draw): its query (without
+# present=1) and each chart's digest
+LECTURER_EXPECTS = """async () => {
+  const answer = await window.headdivLive.answer({});
+  const charts = {};
+  ((answer && answer.parts) || []).forEach((part) => {
+    Object.keys(part.charts).forEach((name) => { charts[name] = window.__digest(part.charts[name].data); });
+  });
+  return [location.search, charts];
+}"""
+
+
+def state_of(search: str) -> str:
+    """A state's query, its parameters sorted, without what is the lecturer's alone (present=1)."""
+    return "&".join(sorted(p for p in search.lstrip("?").split("&") if p and not p.startswith("present=")))
+
+
+def test_a_follower_draws_each_state_as_the_lecturer_does_never_another_state_unmarked(
+    browser: Any, server_url: str
+) -> None:
+    """The lecturer changes θ, changes view and comes back to one seen before (at another θ), then opens a
+    tour and steps in it: for each state the phone ends on the very numbers the lecturer's page shows, and at
+    no frame does it show a chart of another state than its URL's without the updating mark
+    (`data-stale`, `aria-busy`): not the state before, not a tab's charts from when it was last seen; nor
+    when it comes back to the lecturer after exploring on its own."""
+    with phone(browser, f"{server_url}/?present=1&{SMALL}", 1440, 900, init=CHARTS) as lecturer:
+        lecturer.wait_for_selector("#room-bar .room-code")
+        link = lecturer.get_attribute("#room-bar .room-link", "href")
+        with phone(browser, link, init=CHARTS) as p:
+            expected: dict[str, dict[str, str]] = {}
+
+            def both_show(change: str, url: str) -> dict[str, str]:
+                """Once the lecturer's URL says `url` (a JS condition over its parameters `q`) and its page
+                shows that state's charts: until the phone shows that state with those very numbers."""
+                lecturer.wait_for_function(f"() => {{ const q = new URLSearchParams(location.search); return {url}; }}")
+                lecturer.wait_for_function("() => window.headdivLive && window.headdivLive.settled()")
+                search, charts = lecturer.evaluate(LECTURER_EXPECTS)
+                assert charts, f"{change}: no live charts for {search}"
+                try:
+                    lecturer.wait_for_function("(want) => window.__shows(want)", arg=charts, timeout=30_000)
+                    expected[state_of(search)] = charts
+                    p.wait_for_function(
+                        "([q, want]) => new URLSearchParams(location.search).toString() ==="
+                        " new URLSearchParams(q).toString() && window.__shows(want)",
+                        arg=[
+                            "&".join(x for x in search.lstrip("?").split("&") if not x.startswith("present=")),
+                            charts,
+                        ],
+                        timeout=30_000,
+                    )
+                except Exception as exc:
+                    raise AssertionError(
+                        f"{change} ({search}): want {charts}; the lecturer shows {lecturer.evaluate('__charts()')},"
+                        f" the phone {p.url} {p.evaluate('__charts()')}"
+                    ) from exc
+                return charts
+
+            both_show("the room opens", "q.get('replicates') === '20'")
+            lecturer.focus("#sc-theta [role=slider]")
+            lecturer.keyboard.press("ArrowLeft")
+            both_show("θ on the first view", "q.get('theta') === '44'")
+            lecturer.click("#tabs >> text=Weighting")
+            both_show("another view", "q.get('tab') === 'weighting'")
+            lecturer.focus("#sc-theta [role=slider]")
+            lecturer.keyboard.press("ArrowLeft")
+            both_show("θ on that view", "q.get('theta') === '43'")
+            lecturer.click("#tabs >> text=Ensemble")  # seen before, at θ = 44
+            both_show("back to a view seen before", "!q.get('tab') && q.get('theta') === '43'")
+            lecturer.click(".tour-link >> nth=0")
+            both_show("a tour's first step", "q.get('step') === '1'")
+            lecturer.click("text=next →")
+            last = both_show("its next step", "q.get('step') === '2'")
+            # the phone explores a view of its own, and comes back to the lecturer's charts
+            p.click("#room-explore")
+            p.click("#tabs >> text=Weighting")
+            p.wait_for_function("() => Object.keys(window.__charts()).some((name) => name.startsWith('wt-'))")
+            p.click("#room-back")
+            p.wait_for_function("(want) => window.__shows(want)", arg=last)
+
+            frames = p.evaluate("() => window.__frames")
+            wrong = []
+            for search, charts, away in frames:
+                want = expected.get(state_of(search))
+                if want is None or away:
+                    continue  # a state the lecturer's page was not checked at, or the phone's own
+                # unmarked, a chart shows the URL's state: not another's, nor a view the state does not show
+                for name, (digest, marked) in charts.items():
+                    if not marked and want.get(name) != digest:
+                        shown = [state for state, had in expected.items() if had.get(name) == digest]
+                        wrong.append((search, name, f"shows {shown or digest[:80]}"))
+            assert not wrong, f"{len(wrong)} unmarked charts of another state than the URL's: {wrong[:8]}"
+            assert any(marked for _, charts, _ in frames for _, marked in charts.values())
+
+
+# Each state's charts as its live answer draws them (what the lecturer's page draws), by query
+EXPECTED = """async (queries) => {
+  const url = JSON.parse(document.querySelector('meta[name="headdiv-live"]').content).url, out = {};
+  for (const q of queries) {
+    const answer = await fetch(url + "?" + q.replace(/^[?]/, "")).then((r) => (r.status === 200 ? r.json() : null));
+    const charts = {};
+    ((answer && answer.parts) || []).forEach((part) => Object.keys(part.charts).forEach((name) => {
+      charts[name] = window.__digest(part.charts[name].data);
+    }));
+    out[q] = charts;
+  }
+  return out;
+}"""
+
+
+def test_a_follower_the_lecturer_outpaces_never_shows_an_earlier_state_unmarked(browser: Any, server_url: str) -> None:
+    """The lecturer walks a tour there and back (steps of two views, none computed before) as fast as the phone
+    takes each state's URL, faster than it draws: the phone never shows an earlier step's charts unmarked
+    under a later step's URL, and it ends on the last step's numbers."""
+    import httpx
+
+    small = "replicates=24&queries=16"  # states no other test computed
+    made = httpx.post(f"{server_url}/api/v1/rooms", timeout=30).json()
+    lecturer = httpx.Client(base_url=server_url, headers={"X-Headdiv-Lecturer": made["token"]}, timeout=30)
+    states = [f"?tour=why-many-heads&step={k}&{small}" for k in (1, 2, 3, 4, 5, 4, 3, 2)]
+    try:
+        lecturer.put(f"/api/v1/rooms/{made['code']}/state", json={"query": f"?{small}"})
+        with phone(browser, f"{server_url}/r/{made['code']}", init=CHARTS) as p:
+            p.wait_for_function("() => window.headdivRoom && window.headdivRoom.received > 0")
+            for query in states:
+                lecturer.put(f"/api/v1/rooms/{made['code']}/state", json={"query": query})
+                p.wait_for_function(
+                    "(q) => new URLSearchParams(location.search).toString() === new URLSearchParams(q).toString()",
+                    arg=query,
+                )
+            expected = p.evaluate(EXPECTED, sorted(set(states)))
+            p.wait_for_function("(want) => window.__shows(want)", arg=expected[states[-1]], timeout=60_000)
+            frames = p.evaluate("() => window.__frames")
+    finally:
+        lecturer.close()
+    by_state = {state_of(q): charts for q, charts in expected.items()}
+    wrong = [
+        (search, name)
+        for search, charts, _ in frames
+        if state_of(search) in by_state
+        for name, (digest, marked) in charts.items()
+        if not marked and by_state[state_of(search)].get(name) != digest
+    ]
+    assert not wrong, f"{len(wrong)} unmarked charts of another state than the URL's: {wrong[:8]}"

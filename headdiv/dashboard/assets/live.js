@@ -87,60 +87,87 @@
   // A state asked for while its answer is on the way shares that request.
   stats.query = function (values) { return withValues(location.search, values); };
   var asking = new Map(); // key -> the promise of an answer on the way
+  var viewOf = new Map(); // key -> the view of a state with nothing to draw live (the server says which)
   // The movement's request on the way ({key, answer: the promise of its answer, null if it brings none}): the
   // view's own drawing of that state waits for it rather than asking again, and gets the very objects drawn
   var moving = null;
-  stats.answer = function (values) {
-    var query = stats.query(values), k = key(query);
+  stats.answer = function (values) { return answerFor(stats.query(values)); };
+  // `still()`, when given, says whether the state is still wanted: a computation's answer is not waited for
+  // past that (a room's follower moved on: its polls would only hold the server's threads)
+  function answerFor(query, still) {
+    var k = key(query);
     var known = recall(query);
     if (known) return Promise.resolve(known);
     if (moving && moving.key === k) {
       stats.shared += 1;
-      return moving.answer.then(function (answer) { return answer || stats.answer(values); });
+      return moving.answer.then(function (answer) { return answer || answerFor(query); });
     }
     if (asking.has(k)) return asking.get(k);
     var tries = 0;
     function ask() {
       return fetch(conf.url + "?" + query, {credentials: "same-origin"}).then(function (resp) {
         if (resp.status === 200) return resp.json().then(function (answer) { remember(query, answer); return answer; });
-        if (resp.status === 202 && tries++ < 60) return new Promise(function (ok) { setTimeout(ok, 500); }).then(ask);
+        if (resp.status === 204) { // nothing to draw live
+          viewOf.set(k, resp.headers.get("x-headdiv-view"));
+          if (viewOf.size > 256) viewOf.delete(viewOf.keys().next().value);
+        }
+        if (resp.status === 202 && tries++ < 60 && (!still || still())) {
+          return new Promise(function (ok) { setTimeout(ok, 500); }).then(ask);
+        }
         return null;
       });
     }
     var p = ask().catch(function () { return null; }).then(function (answer) { asking.delete(k); return answer; });
     asking.set(k, p);
     return p;
-  };
+  }
   stats.params = conf.params;
   // The opening state's answer, asked for with the page's scripts (while Dash fetches its layout and answers
   // its first callbacks) on a view whose own drawing ends on it (`conf.opening`): a chart's first drawing
   // then shows it rather than an empty "computing…" frame (plotly_bundles.js), while that state is still
   // the newest asked for. A state the server has drawn before (a shared link, a lecture's slide) opens on
-  // its charts; one still computing opens on the empty frame, as before.
+  // its charts; one still computing opens on the empty frame, as before. A room's follower opens each state
+  // the lecturer sends this way (`follow`): the tab it mounts draws that state's charts first, not the ones
+  // it showed when last seen.
   var opening = null; // {key, answer}
   var openingKey = null, openingDue = false; // the opening state, and whether its answer is still to come
-  if (conf.opening.indexOf(new URLSearchParams(latest).get("tab") || conf.first) >= 0) {
-    openingKey = key(latest);
-    openingDue = true;
-    stats.answer({}).then(function (answer) {
+  function openOn(query, still) { // the promise of its answer
+    var k = key(query), known = recall(query);
+    openingKey = k;
+    openingDue = !known;
+    if (known) {
+      opening = {key: k, answer: known};
+      return Promise.resolve(known);
+    }
+    return answerFor(query, still).then(function (answer) {
+      if (openingKey !== k) return answer; // a newer state opens meanwhile
       openingDue = false;
-      if (!answer) return;
-      opening = {key: openingKey, answer: answer};
-      document.dispatchEvent(new Event("headdiv:opening")); // for charts that mounted before it came
+      if (answer) {
+        opening = {key: k, answer: answer};
+        document.dispatchEvent(new Event("headdiv:opening")); // for charts that mounted before it came
+      }
+      return answer;
     });
   }
+  if (conf.opening.indexOf(new URLSearchParams(latest).get("tab") || conf.first) >= 0) openOn(latest);
   stats.openedOn = function () { return opening && opening.key; }; // the opening state, once its answer is here
   stats.openingDue = function () { return openingDue && key(latest) === openingKey; }; // and still the newest
   stats.opening = function (gd) { // the figure for the chart `gd`'s first drawing, or null
     if (!opening || key(latest) !== opening.key) return null;
-    var box = gd.closest && gd.closest("[id*='\"name\"']"), name = null;
-    try { name = box && JSON.parse(box.id).name; } catch (e) { return null; }
-    var parts = opening.answer.parts || [];
+    var hit = partOf(opening.answer, nameOf(gd));
+    return hit && hit.fig;
+  };
+  function nameOf(gd) { // a chart's name, from its dcc.Graph id ({"type": ..., "name": ...})
+    var box = gd.closest && gd.closest("[id*='\"name\"']");
+    try { return (box && JSON.parse(box.id).name) || null; } catch (e) { return null; }
+  }
+  function partOf(answer, name) { // {key, fig}: the part of `answer` that draws chart `name`, or null
+    var parts = (answer && answer.parts) || [];
     for (var i = 0; i < parts.length; i++) {
-      if (name && parts[i].charts[name]) return parts[i].charts[name];
+      if (name && parts[i].charts[name]) return {key: parts[i].key, fig: parts[i].charts[name]};
     }
     return null;
-  };
+  }
 
   function slider(el) {
     var box = el && el.closest && el.closest(".dash-slider-container");
@@ -163,9 +190,8 @@
   function queryWith(box, v) {
     return withValue(location.search, conf.controls[box.id][0], scaled(box, v));
   }
-  function chart(name) {
-    return document.querySelector("[id*='\"name\":\"" + name + "\"'] .js-plotly-plot");
-  }
+  function chartSel(name) { return "[id*='\"name\":\"" + name + "\"'] .js-plotly-plot"; }
+  function chart(name) { return document.querySelector(chartSel(name)); }
   function say(box, text) {
     var why = box && box.closest(".control") && box.closest(".control").querySelector(".live-refusal");
     if (!why && box && text) {
@@ -212,7 +238,7 @@
           if (job && gd.data !== job.from) drawLater(gd);
         });
       }
-    } else {
+    } else if (!held.has(gd)) { // a followed state's chart stays marked until it shows that state
       box.removeAttribute("data-stale");
       box.removeAttribute("aria-busy");
     }
@@ -232,9 +258,13 @@
       if (inView) inView.unobserve(gd);
     }
     var was = shown[name];
-    if (was && was.key === key && gd.data === was.data) return;
-    if (gd.data !== fig.data) window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
-    shown[name] = {key: key, data: gd.data}; // (the very figure: the view's own drawing got there first)
+    if (!(was && was.key === key && gd.data === was.data)) {
+      if (gd.data !== fig.data) window.Plotly.react(gd, fig.data, fig.layout); // the chart keeps its config
+      // (the very figure, as the view's own drawing may have drawn it first; a chart whose earlier drawing
+      // still waits is drawn after it, so what it shows until then is not this part)
+      shown[name] = {key: key, data: fig.data};
+    }
+    followed(gd);
   }
   function draw(query, answer) {
     due = {query: query, answer: answer};
@@ -317,11 +347,87 @@
     var P = window.Plotly;
     (P.together || function (fn) { fn(); })(function () { put(gd, job.name, job.key, job.fig); });
   }
+  // A room's follower (assets/room.js) applies each state the lecturer sends through this path as well as
+  // through the URL: `follow(query)` right after the URL is written asks for that state's answer (the tab's
+  // memory, or one request: the lecturer's page drew it, so the server has it) and draws it as a movement's
+  // answer is drawn, the charts on screen in one frame; a tab about to mount draws it first (`openOn`). The
+  // views' own drawing, one callback wave later, finds those very figures and draws nothing. From the moment
+  // the state is applied, every chart that does not show it yet is marked (`held`: `data-stale`,
+  // `aria-busy`), so a phone never shows one state's charts under another's URL unmarked; a chart is let go
+  // once it shows the state, or, one this path does not draw, once its view is the state's (a view on its
+  // way out stays marked until it goes).
+  var want = null; // {key, tab, answer}: the state followed (answer: undefined while on the way, null: none)
+  var held = new Map(); // chart div -> true: marked until it shows `want`
+  function followed(gd) { // `gd` shows the followed state (or this path has none for it): let go
+    if (!held.has(gd)) return;
+    var ok = !gd.isConnected || !want || key(latest) !== want.key;
+    if (!ok && want.answer !== undefined) {
+      var name = nameOf(gd), hit = partOf(want.answer, name), was = shown[name];
+      if (hit) ok = gd.data === hit.fig.data || (!!was && was.key === hit.key && was.data === gd.data);
+      else ok = ofTheState(gd);
+    }
+    if (!ok) return;
+    held.delete(gd);
+    if (!later.has(gd)) mark(gd, false);
+  }
+  function ofTheState(gd) { // whether the view of a chart the answer does not draw is the followed state's
+    var view = gd.closest(".view");
+    if (!view || !view.id) return true;
+    if (want.tab) return view.id === "view-" + want.tab;
+    if (!want.answer) return true; // a tour's step that draws nothing live: its view is not known here
+    return (want.answer.parts || []).some(function (part) {
+      return Object.keys(part.charts).some(function (name) { return !!view.querySelector(chartSel(name)); });
+    });
+  }
+  function hold(gd) {
+    held.set(gd, true);
+    mark(gd, true);
+  }
+  stats.hold = function (gd) { if (want && want.answer === undefined) hold(gd); }; // for plotly_bundles.js
+  stats.drew = function (gd) { followed(gd); }; // every drawing of a chart (plotly_bundles.js)
+  // For plotly_bundles.js: whether `data` is an answer's figure of another state than the one followed, once
+  // that state's answer is here: a view's drawing of an earlier state that lands late (its callback answered
+  // before the state changed, Dash hands the figure over after) is not drawn over it
+  var stateOf = new WeakMap(); // a figure's data (array) -> the key of the state whose answer holds it
+  stats.outdated = function (data) {
+    if (!want || !want.answer || key(latest) !== want.key) return false;
+    var k = stateOf.get(data);
+    return k !== undefined && k !== want.key;
+  };
+  stats.follow = function (query) {
+    query = String(query || "").replace(/^\?/, "");
+    var q = new URLSearchParams(query), k = key(query);
+    // a tour's step names its view in the tour (the server's answer says whether it draws live)
+    var tab = q.get("tab") || (q.get("tour") ? null : conf.first);
+    var live = tab === null || conf.tabs.indexOf(tab) >= 0;
+    var mine = {key: k, tab: tab, answer: live ? undefined : null};
+    want = mine;
+    held.forEach(function (_, gd) { if (!gd.isConnected) held.delete(gd); });
+    document.querySelectorAll(".js-plotly-plot").forEach(hold);
+    if (!live) { // drawn by the views alone: a chart of the state's view is not marked (nothing here lets it go)
+      held.forEach(function (_, gd) { followed(gd); });
+      return;
+    }
+    openOn(query, function () { return want === mine; }).then(function (answer) {
+      if (want !== mine) return;
+      mine.answer = answer || null;
+      if (!mine.tab) mine.tab = viewOf.get(k) || null; // a tour's step: its view, as the server named it
+      if (answer && key(latest) === k) draw(query, answer);
+      held.forEach(function (_, gd) { followed(gd); }); // those this answer does not draw
+    });
+  };
+  stats.unfollow = function () { // the phone explores on its own: its states are its own again
+    want = null;
+    held.forEach(function (_, gd) { followed(gd); });
+  };
   function recall(query) { return memory.get(key(query)); }
   function remember(query, answer) {
     memory.delete(key(query));
     memory.set(key(query), answer);
     if (memory.size > MEMORY) memory.delete(memory.keys().next().value);
+    (answer.parts || []).forEach(function (part) {
+      Object.keys(part.charts).forEach(function (name) { stateOf.set(part.charts[name].data, key(query)); });
+    });
   }
   function land(query, order, answer, box) {
     // an older position, or (the button up) any state but the newest asked for

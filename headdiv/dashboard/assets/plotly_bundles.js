@@ -88,20 +88,26 @@
     var a = args[1];
     return (Array.isArray(a) ? a : a && a.data) || [];
   }
-  // A chart drawn with no data while it never showed any (the view's "computing…" frame) shows the opening
-  // state's figure instead when the page has it already (assets/live.js `opening`): the view's own drawing
-  // would end on that very figure, one request and one drawing later.
-  // A chart that mounted before that figure came is drawn empty, and drawn again with it when it comes
-  // ("headdiv:opening", assets/live.js) unless it has been drawn with data since.
+  // A chart's first drawing (the view's "computing…" frame, or the figure its tab showed when last seen: a
+  // room's follower returning to a tab) shows the opening state's figure instead when the page has it
+  // already (assets/live.js `opening`): the view's own drawing would end on that very figure, one request
+  // and one drawing later.
+  // A chart that mounted before that figure came is drawn as asked (one with another state's data is marked
+  // meanwhile: live.js `hold`), and drawn again with it when it comes ("headdiv:opening", assets/live.js)
+  // unless it has been drawn with other data since.
   function opening(args) {
     var gd = args[0], live = window.headdivLive, a = args[1];
     if (!(gd instanceof Element) || withData.has(gd) || !live || !live.opening) return args;
     if (!a || Array.isArray(a)) return args; // dcc.Graph draws with (gd, {data, layout, config, frames})
     var fig = live.opening(gd);
     if (!fig) {
-      if (live.openingDue && live.openingDue()) emptyFirst.push([gd, args]);
+      if (live.openingDue && live.openingDue()) {
+        emptyFirst.push([gd, args]);
+        if (traces(args).length && live.hold) live.hold(gd);
+      }
       return args;
     }
+    if (fig.data === traces(args)) return args;
     return [gd, Object.assign({}, a, {data: fig.data, layout: fig.layout})].concat(args.slice(2));
   }
   // The view's own drawing (dcc.Graph, after the opening figure or a live drawing, assets/live.js) then
@@ -119,6 +125,11 @@
     var gd = args[0], a = args[1], live = window.headdivLive;
     return gd instanceof Element && a && !Array.isArray(a) && a.data && byGraph.has(gd) && !pending.get(gd) &&
       !!live && !!live.drawing && live.drawing(gd, a.data);
+  }
+  // A figure of another state than the one a room's follower shows (assets/live.js `outdated`): not drawn.
+  function outdated(args) {
+    var live = window.headdivLive;
+    return args[0] instanceof Element && !!live && !!live.outdated && live.outdated(traces(args));
   }
   function needsFull(gd, data) {
     if (!ready.small || drawnBy.get(gd) === "full") return true;
@@ -143,6 +154,9 @@
       }
     }
     if (path[0] === "purge") drawnBy.delete(gd);
+    if (DRAWS[path[0]] && gd instanceof Element && window.headdivLive && window.headdivLive.drew) {
+      window.headdivLive.drew(gd); // what it shows now (a room's follower marks a chart until it shows the state)
+    }
     if (kept && gd.on) {
       Object.keys(kept).forEach(function (ev) {
         [].concat(kept[ev]).forEach(function (f) { gd.on(ev, f); });
@@ -157,8 +171,8 @@
       var args = Array.prototype.slice.call(arguments);
       if (typeof args[0] === "string") args[0] = document.getElementById(args[0]);
       var asked = args;
-      if (draws && !traces(args).length) args = opening(args); // a chart's first, empty, drawing
-      if (draws && (showsAlready(args) || leftToLive(args))) return Promise.resolve(args[0]);
+      if (draws) args = opening(args); // a chart's first drawing
+      if (draws && (showsAlready(args) || leftToLive(args) || outdated(args))) return Promise.resolve(args[0]);
       var gd = args[0], data = draws ? traces(args) : [];
       // the opening figures are drawn in the task that mounts their charts, as one change of the page:
       // dealt one task each, the page's first callbacks (0.1-0.2 s) ran between them, the charts later
@@ -222,11 +236,14 @@
   });
   window.Plotly = facade;
   document.addEventListener("headdiv:opening", function () {
-    var charts = emptyFirst;
+    var charts = emptyFirst, live = window.headdivLive;
     emptyFirst = [];
     facade.together(function () {
       charts.forEach(function (c) {
-        if (c[0].isConnected && !withData.has(c[0])) facade.react.apply(null, c[1]);
+        var gd = c[0], fig = live.opening(gd);
+        if (!gd.isConnected || !fig || (withData.has(gd) && drewWith.get(gd) !== traces(c[1]))) return;
+        var figure = Object.assign({}, c[1][1], {data: fig.data, layout: fig.layout});
+        facade.react.apply(null, [gd, figure].concat(c[1].slice(2)));
       });
     });
   });

@@ -8,7 +8,8 @@
 // after it. A prediction step's class poll opens by itself and is sent while it is open (before the reveal).
 //
 // Follower (/r/<code>): a server-sent-event stream; each state is applied as the page's own history entry
-// (the URL-sync and the views draw it from the same cached answers as everyone's). While following, the
+// (the URL-sync and the views draw it from the same cached answers as everyone's), and its charts are drawn
+// from its live answer at once (assets/live.js `follow`), marked until they show it. While following, the
 // page's controls are hidden (style.css, body.room-follower): any of them would take the phone off the
 // lecturer's page, so that is one deliberate tap, "Explore on my own"; states keep arriving but are not
 // applied until "Back to the lecturer". An open poll is the phone's one place to answer: a panel on the
@@ -231,6 +232,8 @@
     if (window.location.pathname + window.location.search === target) return;
     applying = true;
     window.history.pushState(null, "", target);
+    // the charts from the state's one cached answer, at once; the URL-sync's waves then find them drawn
+    if (window.headdivLive && window.headdivLive.follow) window.headdivLive.follow(state.query || "");
     window.dispatchEvent(new PopStateEvent("popstate", { state: null }));
     applying = false;
     window.headdivRoom.applied += 1;
@@ -252,6 +255,7 @@
   function stepAway() {
     if (away || !latest) return;
     away = true;
+    if (window.headdivLive && window.headdivLive.unfollow) window.headdivLive.unfollow();
     document.body.classList.add("room-away");
     var b = bar();
     b.classList.add("follower");

@@ -54,6 +54,9 @@ LIVE_PATH = "_live"
 AHEAD_HEADER = "x-headdiv-ahead"
 MOVE_HEADER = "x-headdiv-move"
 """Sent by assets/live.js for a slider's movement (its values pass: they are not kept for the next start)."""
+VIEW_HEADER = "x-headdiv-view"
+"""On an answer with nothing to draw (204): the view the state shows (a room's follower marks the charts of
+another view until they go)."""
 WAIT_S = 2.0
 """How long a live request waits for its computation (a cached or small one arrives within it)."""
 LARGE_FONTS = {"font.size": 17, "title.font.size": 20, "legend.font.size": 15}
@@ -224,9 +227,11 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: Se
         state = registry.parse(expand(flask.request.query_string.decode("latin-1")))
         if state.notices:
             return _json(422, {"message": "; ".join(state.notices)})
+        # which view the state shows, for a page that cannot tell from the query (a tour's step names it)
+        shows = {VIEW_HEADER: str(state.get("tab"))}
         view = by_id.get(str(state.get("tab")))
         if view is None:
-            return flask.Response(status=204)
+            return flask.Response(status=204, headers=shows)
         ahead = flask.request.headers.get(AHEAD_HEADER) == "1"
         # a state a page opened on (not a slider's passing value): kept for the next start too
         opened = not ahead and flask.request.headers.get(MOVE_HEADER) != "1"
@@ -252,7 +257,7 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: Se
             parts.append(body)
             keys.append(key)
         if not parts:
-            return flask.Response(status=204)
+            return flask.Response(status=204, headers=shows)
         etag = '"' + hashlib.sha256(" ".join(keys).encode()).hexdigest()[:32] + '"'
         if flask.request.headers.get("if-none-match") == etag:
             return flask.Response(status=304, headers={"etag": etag})
