@@ -1,13 +1,15 @@
 """A lecture hall following the lecturer: a room, `--followers` phones on its event stream and `--pages` real
 Chromium pages among them, and a lecturer making 30 changes (a tour walk, then a θ drag).
 
-    python bench/bench_room.py                       # 200 followers, 20 of them real pages
-    python bench/bench_room.py --followers 50 --pages 5
+    python bench/bench_room.py                       # 200 followers, one of them a real phone's page
+    python bench/bench_room.py --pages 20            # 20 real pages: the two cores' limit, not a phone's
+    python bench/bench_room.py --cold                # states nobody has drawn before
 
 Against a fresh embedded `headdiv serve` on a free port (warm start as shipped, measured once quiet). The
 lecturer's changes go through the API as the lecturer's page sends them (`PUT /api/v1/rooms/<code>/state`,
 one at a time, the drag's at 20 a second); the event followers are streams read in this process; the pages
-are Debian Chromium at 390×844 that opened `/r/<code>`. It prints, per change, the time from the lecturer's
+are Debian Chromium at 390×844 that opened `/r/<code>`. Before the changes the room has drawn each state once
+(as the lecturer's page does when it shows it: its live answer asked for), unless `--cold`. It prints, per change, the time from the lecturer's
 `PUT` to each follower's event (p50/p95), to each real page showing that state's charts (p50/p95: every chart
 the state's live answer draws shows its data, unmarked; read from the charts' data, not the URL), the states
 a page never showed while the lecturer read them (the walk's; the drag's pass faster than a phone draws),
@@ -17,8 +19,11 @@ same span of quiet with everyone connected), the bytes each event follower recei
 the same two cores spent beside the server per change: the real pages' Chromium processes and the streams'
 reader (a lecture's phones are each their own device; here they share the server's cores).
 
-Targets (2-core machine): 200 followers, p95 event ≤ 500 ms, p95 redrawn ≤ 1.5 s, server CPU per change
-≤ 50 ms + 1 ms per follower.
+Targets (2-core machine, one real page among 200 followers, states the room drew): p95 event ≤ 500 ms, p95
+redrawn ≤ 500 ms, Back to the lecturer ≤ 500 ms, 0 frames of another state unmarked, server CPU per change
+≤ 50 ms + 1 ms per follower. A page's Chromium spends 0.1-0.5 s of CPU per change, so 20 real pages ask more
+of the two cores than a 1.5 s step leaves (each phone of a lecture is its own device): `--pages 20` measures
+the machine, not a phone.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import html
+import json
 import multiprocessing
 import os
 import statistics
@@ -175,7 +182,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
+def run(followers: int, pages: int, chromium: str, cold: bool = False) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     with embedded_server({**os.environ}) as (url, proc, _):
@@ -184,6 +191,15 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
         code, token = made["code"], made["token"]
         put = httpx.Client(base_url=url, headers={"X-Headdiv-Lecturer": token}, timeout=30)
         put.put(f"/api/v1/rooms/{code}/state", json={"query": f"?{SMALL}"})
+        if not cold:  # the room drew each state once: the lecturer's page asked for its live answer
+            live = httpx.get(url + "/", timeout=30).text.split('name="headdiv-live" content="', 1)[1].split('"', 1)[0]
+            live_url = url + json.loads(html.unescape(live))["url"]
+            for query in sorted(set(changes())):
+                for _ in range(240):  # 202 while it computes
+                    if httpx.get(f"{live_url}?{query.lstrip('?')}", timeout=60).status_code != 202:
+                        break
+                    time.sleep(0.5)
+            wait_quiet(60)
         ctx = multiprocessing.get_context("spawn")
         connected, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
         reader = ctx.Process(
@@ -264,6 +280,7 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
                 wrong += 1
     per_change = len(sent)
     return {
+        "states": "never drawn before (--cold)" if cold else "drawn once by the room before",
         "followers": followers,
         "pages": pages,
         "changes": per_change,
@@ -290,18 +307,22 @@ def run(followers: int, pages: int, chromium: str) -> dict[str, Any]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--followers", type=int, default=200)
-    ap.add_argument("--pages", type=int, default=20)
+    ap.add_argument("--pages", type=int, default=1)
+    ap.add_argument("--cold", action="store_true", help="states nobody has drawn before")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args()
-    out = run(args.followers, args.pages, args.chromium)
+    out = run(args.followers, args.pages, args.chromium, args.cold)
     budget = 50 + args.followers
     for key, value in out.items():
         print(f"{key:<32} {value:.1f}" if isinstance(value, float) else f"{key:<32} {value}")
-    print(
-        f"targets: event p95 <= 500 ms: {'met' if out['event p95'] <= 500 else 'MISSED'}; redrawn p95 <= 1500 ms: "
-        f"{'met' if out['redrawn p95'] <= 1500 else 'MISSED'}; CPU per change <= {budget} ms: "
-        f"{'met' if out['cpu per change ms'] <= budget else 'MISSED'}"
-    )
+    targets = [
+        ("event p95 <= 500 ms", out["event p95"] <= 500),
+        ("redrawn p95 <= 500 ms", out["redrawn p95"] <= 500),
+        ("back to the lecturer <= 500 ms", out["back to the lecturer max ms"] <= 500),
+        ("0 frames of another state unmarked", out["frames unmarked of another state"] == 0),
+        (f"CPU per change <= {budget} ms", out["cpu per change ms"] <= budget),
+    ]
+    print("targets: " + "; ".join(f"{name}: {'met' if ok else 'MISSED'}" for name, ok in targets))
     return 0
 
 

@@ -5,6 +5,7 @@ value with one new history entry, and an answer for an older position is never d
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -433,6 +434,28 @@ def test_a_held_key_draws_each_chart_fewer_times_than_it_is_pressed_and_ends_on_
     drawn = page.evaluate("() => window.__drawn")
     assert len(drawn) == 5 and all(1 <= n < presses for n in drawn.values()), drawn
     assert page.locator(".ctl-theta [role=slider]").get_attribute("aria-valuenow") == last
+
+
+def test_a_views_charts_are_marked_as_updating_while_its_job_computes(page: Any, server_url: str) -> None:
+    """While a view's job computes, its body carries the class `busy` (drawing/view_jobs.py: dimmed, a progress
+    bar) and it shows the charts it had or the job's partial result as it grows: every chart of the view is
+    marked as updating (data-stale, aria-busy) for as long, one drawn meanwhile included, and the marks go
+    when the job ends."""
+    _opened(page, server_url, "theta=60")
+    wait_view_drawn(page, "ensemble")
+    marks = f"() => ({CHART_STATE})({json.dumps(CHARTS)}).map((c) => c.marked && c.busy)"
+    assert page.evaluate(marks) == [False] * 5
+    page.evaluate("() => document.getElementById('ensemble-body').classList.add('busy')")
+    page.wait_for_function(f"() => ({marks})().every(Boolean)")
+    # a drawing meanwhile (the job's partial result) is still marked
+    page.evaluate(
+        "(s) => { const gd = document.querySelector(s); return window.Plotly.react(gd, "
+        "gd.data.map((t) => Object.assign({}, t, {y: Array.from(t.y || [], (v) => v * 2)})), gd.layout); }",
+        SLICE,
+    )
+    assert page.evaluate(marks) == [True] * 5
+    page.evaluate("() => document.getElementById('ensemble-body').classList.remove('busy')")
+    page.wait_for_function(f"() => ({marks})().every((m) => !m)")
 
 
 def test_a_burst_of_key_presses_is_one_history_entry(page: Any, server_url: str) -> None:

@@ -238,11 +238,31 @@
           if (job && gd.data !== job.from) drawLater(gd);
         });
       }
-    } else if (!held.has(gd)) { // a followed state's chart stays marked until it shows that state
+    } else if (!held.has(gd) && !computing(gd)) { // a followed state's chart stays marked until it shows that
+      // state, and a computing view's until its job ends
       box.removeAttribute("data-stale");
       box.removeAttribute("aria-busy");
     }
   }
+  // A view whose job is still computing (drawing/view_jobs.py gives its body the class `busy`: dimmed, with a
+  // progress bar) shows the job's partial result as it grows, or the charts it had: each of its charts is
+  // marked as updating too, for the eye and for a screen reader, until the job ends.
+  function computing(gd) {
+    var body = gd.closest(".view-body");
+    return !!body && body.classList.contains("busy");
+  }
+  function bodyChanged(body) {
+    var busyNow = body.classList.contains("busy");
+    body.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
+      if (busyNow) mark(gd, true);
+      else if (!later.has(gd)) mark(gd, false);
+    });
+  }
+  new MutationObserver(function (records) {
+    records.forEach(function (r) {
+      if (r.target.classList && r.target.classList.contains("view-body")) bodyChanged(r.target);
+    });
+  }).observe(document.documentElement, {attributes: true, attributeFilter: ["class"], subtree: true});
   // For plotly_bundles.js: whether this script is about to draw `data` on the chart `gd` (at the next frame, or
   // after it): the view's own drawing of that very figure is left to this schedule
   stats.drawing = function (gd, data) {
@@ -384,7 +404,10 @@
     mark(gd, true);
   }
   stats.hold = function (gd) { if (want && want.answer === undefined) hold(gd); }; // for plotly_bundles.js
-  stats.drew = function (gd) { followed(gd); }; // every drawing of a chart (plotly_bundles.js)
+  stats.drew = function (gd) { // every drawing of a chart (plotly_bundles.js)
+    if (computing(gd)) mark(gd, true); // a partial result, or a chart mounted in a view still computing
+    followed(gd);
+  };
   // For plotly_bundles.js: whether `data` is an answer's figure of another state than the one followed, once
   // that state's answer is here: a view's drawing of an earlier state that lands late (its callback answered
   // before the state changed, Dash hands the figure over after) is not drawn over it

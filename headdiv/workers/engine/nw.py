@@ -137,13 +137,19 @@ def _processor() -> str:
     return " ".join(line for line in info.splitlines()[:64] if line.split(":")[0].strip() in wanted)
 
 
+@functools.cache
+def _source() -> str:
+    """This module's source, hashed once per process (a kept kernel is named at each load and each build)."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def kept_name(kernel: str, dtype: torch.dtype, threads: int | None = None) -> str:
     """The kept package's file name: a hash of what its code depends on (this module's source, torch, the
     processor, the dtype, the threads inductor planned its loops for, inductor's options)."""
     facts = {
         "kernel": kernel,
         "dtype": str(dtype),
-        "source": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        "source": _source(),
         "torch": torch.__version__,
         "cpu": _processor(),
         "threads": threads or torch.get_num_threads(),
