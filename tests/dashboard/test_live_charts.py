@@ -60,6 +60,9 @@ def test_a_state_is_drawn_once_then_served_from_the_cache_and_revalidated(server
     # another figure variant of the same computation is another resource
     other = live(server_url, query + "&matrix=covariance")
     assert other.headers["etag"] != etag and other.headers["x-headdiv-live"] == "drawn"
+    # a page's language is part of its state (a follower in Arabic asks with lang=ar), never a refusal
+    spoken = live(server_url, query + "&lang=ar")
+    assert spoken.status_code == 200 and spoken.json()["parts"], spoken.text
 
 
 def test_large_fonts_come_with_the_figure(server_url: str) -> None:

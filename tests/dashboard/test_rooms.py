@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 
 from bench.drawn import CHART_READER
@@ -43,18 +44,23 @@ def follows(page: Any, key: str, value: str) -> None:
 
 
 def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, server_url: str) -> None:
-    with phone(browser, f"{server_url}/?present=1&{SMALL}", 1440, 900) as lecturer:
+    """Each page keeps its own language (`lang`): the lecturer's is not the room's state, a phone opened with
+    one keeps it in every state it follows, one opened without stays its browser's."""
+    with phone(browser, f"{server_url}/?present=1&lang=es&{SMALL}", 1440, 900) as lecturer:
         lecturer.wait_for_selector("#room-bar .room-code")
         code = lecturer.inner_text("#room-bar .room-code").split()[-1]
         link = lecturer.get_attribute("#room-bar .room-link", "href")
         assert link == f"{server_url}/r/{code}" and lecturer.locator("#room-bar img.room-qr").is_visible()
         token = lecturer.evaluate("() => JSON.parse(sessionStorage.getItem('headdiv-room')).token")
         assert len(token) > 30 and token not in link  # the lecturer's token never leaves its page
-        with phone(browser, link) as a, phone(browser, link) as b:
+        with phone(browser, f"{link}?lang=ar") as a, phone(browser, link) as b:
             for p in (a, b):
                 follows(p, "replicates", "20")  # the lecturer's state at once
                 assert "present" not in query_of(p) and token not in p.url  # presenting is the lecturer's alone
                 p.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            assert query_of(a)["lang"] == ["ar"] and "lang" not in query_of(b)
+            room = httpx.get(f"{server_url}/api/v1/rooms/{code}").json()
+            assert "replicates=20" in room["query"] and "lang" not in room["query"]
             lecturer.wait_for_function("() => /2 phones follow/.test(document.getElementById('room-count').innerText)")
             # the room's bar and the follower's line, for every student (the views are checked elsewhere)
             from tests.dashboard.axe import serious_findings
@@ -76,6 +82,7 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             lecturer.focus("#sc-theta [role=slider]")
             lecturer.keyboard.press("ArrowLeft")
             follows(a, "theta", "44")
+            assert query_of(a)["lang"] == ["ar"]
             assert query_of(b)["tab"] == ["diversity"] and "theta" not in query_of(b)
             # back to the lecturer: b shows the lecturer's current state
             b.click("#room-back")

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from headdiv.dashboard.page.app import build_registry
 from headdiv.dashboard.page.url_state import PageState, Param, UrlRegistry, scenario_params
 from headdiv.dashboard.views import VIEWS
+from headdiv.i18n import LANGUAGES
 from headdiv.schemas import Scenario
 
 REG = build_registry(VIEWS)
@@ -191,3 +192,17 @@ def test_a_surface_axis_value_outside_its_swept_keys_range_is_a_notice_not_an_ap
     assert REG.parse("?tab=surfaces&sx=theta&sxv=0,45,90").notices == []
     typed = REG.from_controls({"sxv": "0, 95"}, REG.parse("?tab=surfaces&sx=theta").values)
     assert typed.notices == ["sxv: 95 is outside the range of theta (0 to 90)"]
+
+
+def test_a_links_language_is_a_parameter_every_registered_language_and_only_those() -> None:
+    """`lang` keeps a shared link's language (docs/languages.md): each registered language round-trips, no
+    `lang` means the browser's, and a language the registry lacks is a notice naming the parameter."""
+    assert REG["lang"].choices == tuple(LANGUAGES)
+    for code in LANGUAGES:
+        state = REG.parse(f"?lang={code}&theta=30")
+        assert state["lang"] == code and state.notices == []
+        assert REG.parse(REG.serialize(state.values)).values == state.values
+    assert REG.parse("?theta=30")["lang"] == ""
+    assert "lang=" not in REG.serialize(REG.parse("?theta=30").values)
+    bad = REG.parse("?lang=klingon")
+    assert bad["lang"] == "" and len(bad.notices) == 1 and bad.notices[0].startswith("language: 'klingon'")

@@ -45,12 +45,21 @@
     b.textContent = "";
     return b;
   }
-  // the page's query without what is only the lecturer's (present=1)
-  function shownQuery() {
-    var q = window.location.search.replace(/^\?/, "").split("&").filter(function (p) {
-      return p && !/^present=/.test(p);
+  // a query without what is only one page's own: present=1 (the lecturer's), lang= (each phone reads the room
+  // in its own language: docs/languages.md)
+  function roomQuery(search) {
+    var q = String(search || "").replace(/^\?/, "").split("&").filter(function (p) {
+      return p && !/^(present|lang)=/.test(p);
     }).join("&");
     return q ? "?" + q : "";
+  }
+  function shownQuery() { return roomQuery(window.location.search); }
+  // this phone's own language, as its link named it (none: its browser's), kept in every state it follows
+  var ownLang = new URLSearchParams(window.location.search).get("lang");
+  function ownQuery(query) {
+    var q = roomQuery(query);
+    if (!ownLang) return q;
+    return (q ? q + "&" : "?") + "lang=" + encodeURIComponent(ownLang);
   }
   // whether the tour step's figure is hidden behind its question (the gate's "conceal"); null with no gate
   function concealed() {
@@ -228,12 +237,12 @@
     votePanel(state.poll);
     if (away) return;
     setTimeout(function () { reveal(state); }, 0);
-    var target = "/r/" + code + (state.query || "");
+    var query = ownQuery(state.query), target = "/r/" + code + query;
     if (window.location.pathname + window.location.search === target) return;
     applying = true;
     window.history.pushState(null, "", target);
     // the charts from the state's one cached answer, at once; the URL-sync's waves then find them drawn
-    if (window.headdivLive && window.headdivLive.follow) window.headdivLive.follow(state.query || "");
+    if (window.headdivLive && window.headdivLive.follow) window.headdivLive.follow(query);
     window.dispatchEvent(new PopStateEvent("popstate", { state: null }));
     applying = false;
     window.headdivRoom.applied += 1;

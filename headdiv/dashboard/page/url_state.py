@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urlencode
 from pydantic import ValidationError
 
 from headdiv.dashboard.page.param import Param, Value, checkbox
+from headdiv.i18n import LANGUAGES
 from headdiv.schemas import Scenario
 from headdiv.schemas.fields import error_field, error_message, field_bounds
 from headdiv.schemas.scenario import FIELD_ORDER
@@ -102,7 +103,7 @@ EMBED_HIDES = frozenset({"sidebar", "tabs", "explain", "reproduce", "export", "p
 
 
 def global_params(tabs: Iterable[str]) -> list[Param]:
-    """The parameters every page has: the tab, lecture flags, large fonts, image export format."""
+    """The parameters every page has: the tab, lecture flags, large fonts, language, image export format."""
     tabs = tuple(tabs)
     return [
         Param("tab", "choice", tabs[0], component="tabs", label="view", choices=tabs, help="The view shown."),
@@ -136,6 +137,16 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
             help="Present this page to a room: phones that open the room's link follow it (assets/room.js).",
         ),
         replace(checkbox("large", False, "large-fonts", "Large fonts for projectors."), label="large fonts"),
+        Param(
+            "lang",
+            "choice",
+            "",
+            label="language",
+            choices=tuple(LANGUAGES),
+            absent="the browser's",
+            help="The language the page is read in (docs/languages.md); without it, the browser's, else English. "
+            "A room's follower keeps its own.",
+        ),
         Param(
             "img",
             "choice",
