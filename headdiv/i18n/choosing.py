@@ -4,6 +4,8 @@ languages are ever chosen (a stranger's header cannot make a new one), pseudo-la
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlsplit
+
 from headdiv.i18n.languages import LANGUAGES, SOURCE
 
 MAX_ACCEPTED = 32
@@ -44,3 +46,23 @@ def chosen(named: str | None, accept_language: str | None) -> str:
     if named and named in LANGUAGES:
         return named
     return accepted(accept_language or "") or SOURCE
+
+
+def named_in(url: str) -> str | None:
+    """The `lang` a URL (or a bare query string) names, the last if repeated, else None."""
+    query = urlsplit(url).query if "?" in url or "://" in url else url
+    found = None
+    for key, value in parse_qsl(query[:4096]):
+        if key == "lang":
+            found = value
+    return found
+
+
+def page_language(query: str, referer: str | None, accept_language: str | None) -> str:
+    """The language of a request for a page or for one of its parts: the `lang` of its own query (a page, a
+    live answer), else of the page it came from (its `Referer`: the layout, a callback, whose URLs carry no
+    query), else the browser's, else English."""
+    named = named_in(query)
+    if named not in LANGUAGES and referer:
+        named = named_in(referer)
+    return chosen(named, accept_language)

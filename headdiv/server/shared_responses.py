@@ -12,7 +12,10 @@ content hashes, the assets' `?m=` query). Everything else passes through untouch
 
 Only answers that cannot differ between visitors are shared: GET or HEAD, status 200, no `Set-Cookie`,
 and the path alone is the key (the query of an asset is a cache-buster, not content), so a stranger's
-query string cannot fill the memory; what does not fit `max_bytes` is passed through, never evicted.
+query string cannot fill the memory; what does not fit `max_bytes` is passed through, never evicted. The
+page and its layout are written in the visitor's language (`i18n.page_language`: the page's `?lang=`, else
+the Referer's, else `Accept-Language`): they are keyed by path and language, one of the few registered, and
+built by asking the app for that language alone.
 Concurrent first requests for one path wait for the one answer being built. A file-based static server
 (servestatic, whitenoise) cannot serve these: Dash's bundles live at virtual, fingerprinted paths and the
 layout is built in Python; nginx or caddy in front of a public deployment can still cache them
@@ -35,6 +38,7 @@ import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from headdiv.i18n.choosing import page_language
 from headdiv.plumbing.kept import keep, read_kept
 
 try:
@@ -46,6 +50,10 @@ log = logging.getLogger(__name__)
 
 SHARED_PREFIXES = ("/_dash-component-suites/", "/assets/", "/_headdiv/vendor/")
 SHARED_PATHS = frozenset({"/", "/_dash-layout", "/_dash-dependencies", "/_favicon.ico"})
+IN_LANGUAGES = frozenset({"/", "/_dash-layout"})
+"""Shared paths whose answer is written in the visitor's language: one answer per language."""
+SPOKEN = (b"referer", b"accept-language")
+"""What says a visitor's language besides the query: not passed when a page is built for one language."""
 FINGERPRINT = re.compile(r"\.v[\w-]+m[0-9a-fA-F]+\.|/_headdiv/vendor/")
 """Dash's versioned bundle names and the vendored bundles' content-hash names: never change meaning."""
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -77,6 +85,17 @@ class Shared:
 def is_shared(scope: Scope) -> bool:
     path = scope.get("path", "")
     return scope.get("method") in ("GET", "HEAD") and (path in SHARED_PATHS or path.startswith(SHARED_PREFIXES))
+
+
+def shared_key(scope: Scope) -> tuple[str, str | None]:
+    """The key of the scope's shared answer, and its language (None for a path the same in every language)."""
+    path = scope["path"]
+    if path not in IN_LANGUAGES:
+        return path, None
+    headers = Headers(raw=list(scope.get("headers") or ()))
+    query = scope.get("query_string", b"").decode("latin-1")
+    code = page_language(query, headers.get("referer"), headers.get("accept-language"))
+    return f"{path} {code}", code
 
 
 def cache_control(path: str, query: bytes) -> str:
@@ -133,34 +152,38 @@ class SharedResponses:
         """`warm` has built everything it was given (their brotli encodings may still be on their way)."""
 
     async def get(self, scope: Scope) -> Shared | None:
-        """The shared answer for the scope's path, building it once (None: not shareable, pass through)."""
-        path = scope["path"]
-        known = self.items.get(path)
+        """The shared answer for the scope's path (in its language), building it once (None: not shareable,
+        pass through)."""
+        key, language = shared_key(scope)
+        known = self.items.get(key)
         if known is not None:
             return known
-        pending = self._building.get(path)
+        pending = self._building.get(key)
         if pending is not None:
             return await asyncio.shield(pending)
         future: asyncio.Future[Shared | None] = asyncio.get_running_loop().create_future()
-        self._building[path] = future
+        self._building[key] = future
         try:
-            shared = await self._build(scope)
+            shared = await self._build(scope, key, language)
             future.set_result(shared)
             return shared
         except BaseException as exc:
             future.set_result(None)
             if not isinstance(exc, Exception):
                 raise
-            log.warning("shared answer for %s not built: %s", path, exc)
+            log.warning("shared answer for %s not built: %s", key, exc)
             return None
         finally:
-            self._building.pop(path, None)
+            self._building.pop(key, None)
 
-    async def _build(self, scope: Scope) -> Shared | None:
+    async def _build(self, scope: Scope, key: str, language: str | None) -> Shared | None:
         assert self.app is not None, "SharedResponseMiddleware sets the app"
         inner = dict(scope)
         inner["method"] = "GET"
-        inner["headers"] = [(k, v) for k, v in scope.get("headers", ()) if k.lower() not in DROPPED]
+        dropped = DROPPED if language is None else (*DROPPED, *SPOKEN)
+        inner["headers"] = [(k, v) for k, v in scope.get("headers", ()) if k.lower() not in dropped]
+        if language is not None:  # that language alone: the answer is the same for everyone who reads it
+            inner["query_string"] = f"lang={language}".encode()
         status, headers, body = await _capture(self.app, inner)
         self.built += 1
         head = Headers(raw=headers)
@@ -173,7 +196,7 @@ class SharedResponses:
         same = self._by_etag.get(etag)
         if same is not None and same.cache_control == control:
             if len(self.items) < MAX_PATHS:
-                self.items[path] = same
+                self.items[key] = same
             return same
         if self.bytes + len(body) > self.max_bytes or len(self.items) >= MAX_PATHS:
             return None
@@ -185,7 +208,7 @@ class SharedResponses:
             cache_control=control,
             encoded={"gzip": gz} if len(gz) < len(body) else {},
         )
-        self.items[path] = shared
+        self.items[key] = shared
         self._by_etag[etag] = shared
         self.bytes += shared.size
         if brotli is not None and len(body) > 1024:
@@ -206,7 +229,7 @@ class SharedResponses:
         while todo:
             url = todo.pop(0)
             path, _, query = url.partition("?")
-            if path in self.items or not is_shared({"method": "GET", "path": path}):
+            if shared_key({"path": path})[0] in self.items or not is_shared({"method": "GET", "path": path}):
                 continue
             shared = await self.get({**scope, "path": path, "raw_path": path.encode(), "query_string": query.encode()})
             done += shared is not None
@@ -279,11 +302,8 @@ class SharedResponseMiddleware:
             await self.app(scope, receive, send)
             return
         request = Headers(scope=scope)
-        headers = [
-            (b"etag", shared.etag),
-            (b"cache-control", shared.cache_control.encode()),
-            (b"vary", b"accept-encoding"),
-        ]
+        vary = b"accept-encoding, accept-language, referer" if scope["path"] in IN_LANGUAGES else b"accept-encoding"
+        headers = [(b"etag", shared.etag), (b"cache-control", shared.cache_control.encode()), (b"vary", vary)]
         if request.get("if-none-match") == shared.etag.decode():
             await send({"type": "http.response.start", "status": 304, "headers": headers})
             await send({"type": "http.response.body", "body": b""})

@@ -39,7 +39,7 @@ def _ids(node: Any, out: list[Any]) -> list[Any]:
 
 def test_every_controlled_parameter_has_exactly_one_control() -> None:
     app = create_dash_app("http://127.0.0.1:9")
-    ids = _ids(app.layout, [])
+    ids = _ids(app.layout(), [])
     strings = [i for i in ids if isinstance(i, str)]
     assert len(strings) == len(set(strings)), sorted({i for i in strings if strings.count(i) > 1})
     registry = build_registry(VIEWS)
@@ -91,7 +91,7 @@ def test_presets_are_valid_links_that_change_something() -> None:
 def test_controls_a_view_ignores_are_declared_with_a_one_line_reason() -> None:
     """The sidebar disables what the shown view ignores; the declaration is per view, checked here."""
     app = create_dash_app("http://127.0.0.1:9")
-    strings = {i for i in _ids(app.layout, []) if isinstance(i, str)}
+    strings = {i for i in _ids(app.layout(), []) if isinstance(i, str)}
     registry = build_registry(VIEWS)
     by_id = {v.id: v for v in VIEWS}
     assert {"theta"} <= set(by_id["diversity"].ignorable)

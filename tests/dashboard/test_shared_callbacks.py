@@ -76,3 +76,34 @@ def test_a_results_figures_are_drawn_once_for_everyone_unless_they_ask_the_api()
     for chart in ('"cv-split","type":"chart"}.figure', '"surf-heat","type":"chart"}.figure', "tr-verdict.children"):
         assert any(chart in o for o in outputs), (chart, outputs)
     assert not any("arch-theory-error" in o for o in outputs)
+
+
+def test_the_same_body_from_pages_in_two_languages_is_answered_in_each() -> None:
+    """A pure callback's words are in its page's language (the `lang` of the page it came from, its Referer):
+    the same body is kept once per language, never answered in another's."""
+    from headdiv.dashboard.page.language import _
+
+    app = Dash(__name__)
+    app.layout = html.Div([html.Div(id="a"), html.Div(id="x")])
+    runs: list[str] = []
+
+    @pure_callback(app, Output("a", "children"), Input("x", "children"))
+    def _words(x: Any) -> str:
+        runs.append(str(x))
+        return _("Scenario")
+
+    client = app.server.test_client()
+    body = json.dumps(_body("a.children", [{"id": "x", "property": "children", "value": 1}], ["x.children"]))
+    said = {}
+    for lang in ("es", "zh", "es", "zh", "en-XA"):
+        r = client.post(
+            "/_dash-update-component",
+            data=body,
+            content_type="application/json",
+            headers={"Referer": f"http://localhost/?tab=ensemble&lang={lang}"},
+        )
+        said.setdefault(lang, set()).add(json.dumps(r.get_json(), ensure_ascii=False))
+    assert len(runs) == 3  # once per language
+    assert all(len(v) == 1 for v in said.values())
+    assert "Escenario" in next(iter(said["es"])) and "场景" in next(iter(said["zh"]))
+    assert "⟦" in next(iter(said["en-XA"]))

@@ -202,9 +202,11 @@ def _json(status: int, body: Mapping[str, Any]) -> flask.Response:
     return flask.Response(json.dumps(body), status, mimetype="application/json", headers={"cache-control": "no-store"})
 
 
-def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: Sequence[LiveView]) -> None:
+def register_live(
+    app: Dash, client: ApiClient, registry: UrlRegistry, views: Sequence[LiveView], layout: Component
+) -> None:
     """Serve `<prefix>_live` and tell the page where, for which tabs and sliders (the `headdiv-live` meta
-    tag, read by assets/live.js); call it once the layout is set. What it draws is kept in the app's
+    tag, read by assets/live.js); `layout` is the page's (its sliders, in any language). What it draws is kept in the app's
     `figure_memory` (and on disk, for a state a page opened on)."""
     figures = FigureCache(kept="figures", memory=figure_memory(app))
     prefix = app.config.requests_pathname_prefix
@@ -215,7 +217,7 @@ def register_live(app: Dash, client: ApiClient, registry: UrlRegistry, views: Se
         # scripts and draws a chart's first frame with it (a sweep's view draws its progress first instead)
         "opening": [v.id for v in views if v.live and v.shows_simulation],
         "first": views[0].id,
-        "controls": live_controls(app.layout, registry),
+        "controls": live_controls(layout, registry),
         "params": {str(p.component): p.name for p in registry if p.component},
         # what the URL-sync leaves out of a URL, so the page knows two ways of writing one state as one
         "defaults": {p.name: p.dump(p.default) for p in registry if p.default is not None},

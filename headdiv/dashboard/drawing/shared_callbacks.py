@@ -4,7 +4,7 @@ Sixty phones opening one lecture link send the same first callbacks with the sam
 callback with the link's query, the tour panel for its step), and each cost the server milliseconds of
 Python. A callback registered with `pure_callback` promises that its outputs depend only on its inputs
 and states (no API call, no clock, no randomness, no cookie): its answers are kept by the hash of the
-request body, in the app's one memory of drawn answers (`figure_memory`, one byte bound with the live
+request body and the page's language, in the app's one memory of drawn answers (`figure_memory`, one byte bound with the live
 figures), and a repeated body is answered from memory without running it.
 Callbacks that read anything else (a job, a poll's counts) use `app.callback` as usual.
 """
@@ -20,6 +20,7 @@ import flask
 from dash import Dash
 
 from headdiv.dashboard.drawing.figure_memory import FIGURE_CACHE_BYTES, Answer, Memory, figure_memory, new_memory
+from headdiv.dashboard.page.language import request_language
 
 EXTENSION = "headdiv_shared_callbacks"
 
@@ -42,7 +43,8 @@ class SharedCallbacks:
             return None
         if not isinstance(body, dict) or body.get("output") not in self.outputs:
             return None
-        return hashlib.sha256(request.get_data(cache=True)).hexdigest()
+        # the same body from pages in two languages is answered in each (a notice, the tour's words)
+        return hashlib.sha256(request.get_data(cache=True)).hexdigest() + " " + request_language()
 
     def get(self, key: str) -> Answer | None:
         found = self.memory.get(("callback", key))

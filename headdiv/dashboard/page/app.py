@@ -17,11 +17,13 @@ only while that tab is shown: hidden tabs cost nothing. Only the shown tab is mo
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import cast
 
 from dash import Dash, Input, Output
 from dash import State as DashState
+from dash.development.base_component import Component
 
 from headdiv.client import ApiClient
 from headdiv.dashboard.drawing.live import register_live
@@ -32,6 +34,7 @@ from headdiv.dashboard.page import play, vendored
 from headdiv.dashboard.page.client_config import clientside, config_state
 from headdiv.dashboard.page.component_ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.page.frame import control_labels, page_layout
+from headdiv.dashboard.page.language import speaking, spoken, spoken_language
 from headdiv.dashboard.page.sidebar_simulation import headline, simulation_request
 from headdiv.dashboard.page.url_state import HIDEABLE, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.page.url_sync import register_sync
@@ -41,6 +44,7 @@ from headdiv.dashboard.teaching.tours import tour_params
 from headdiv.dashboard.teaching.vote_page import register_vote_page
 from headdiv.dashboard.views import VIEWS
 from headdiv.dashboard.views.view_protocol import SIM_RESULT_STORE, STATE_STORE, View
+from headdiv.i18n import SOURCE
 from headdiv.schemas.engine_settings import DoorSettings
 from headdiv.schemas.results.simulation_results import SimulationResult
 
@@ -115,7 +119,33 @@ class _Dash(Dash):
         renderer: str = "",
     ) -> str:
         scripts = vendored.without_polyfill(self, scripts)
-        return str(super().interpolate_index(metas, title, css, config, scripts, app_entry, favicon, renderer))
+        page = str(super().interpolate_index(metas, title, css, config, scripts, app_entry, favicon, renderer))
+        spoken = spoken_language()  # the request's: `?lang=`, else the browser's (SharedResponses keys by it)
+        return page.replace('<html lang="en">', f'<html lang="{spoken.code}" dir="{spoken.direction}">', 1)
+
+
+class PageLayouts:
+    """The page's layout, built once per language (the request's, `language.spoken`), then the same object for
+    every visitor who reads that language: Dash calls it for each `_dash-layout` request."""
+
+    def __init__(self, registry: UrlRegistry, views: list[View]) -> None:
+        self.registry, self.views = registry, views
+        self._built: dict[str, Component] = {}
+        self._lock = threading.Lock()
+
+    def built(self, code: str) -> Component:
+        found = self._built.get(code)
+        if found is None:
+            with self._lock:
+                found = self._built.get(code)
+                if found is None:
+                    with speaking(code):
+                        found = page_layout(self.registry, self.views)
+                    self._built[code] = found
+        return found
+
+    def __call__(self) -> Component:
+        return self.built(spoken())
 
 
 def _early_fetches(app: Dash) -> str:
@@ -196,11 +226,13 @@ def create_dash_app(
     )
     app.config.meta_tags.append({"name": "headdiv-lazy", "content": json.dumps(list(DCC_FIRST.values()))})
     register_upload_relay(app.server, client, prefix)
-    app.layout = page_layout(registry, views)
+    layouts = PageLayouts(registry, views)
+    app.layout = layouts
     app.headdiv_registry = registry  # type: ignore[attr-defined]  # read by the callback boundary (harden)
-    register_live(app, client, registry, views)
+    english = layouts.built(SOURCE)
+    register_live(app, client, registry, views, english)
     register_exports(app, client, registry, views)
-    registry.label(control_labels(app.layout))
+    registry.label(control_labels(english))
     register_sync(app, registry, views)
     _register_frame(app, views)
     tour_panel.register(app, client, registry, public_url or door.public_url)

@@ -12,10 +12,12 @@ from headdiv.dashboard.page.client_config import CLIENT_CONFIG, client_config
 from headdiv.dashboard.page.component_ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.page.components import job_status
 from headdiv.dashboard.page.controls import scenario_sidebar
+from headdiv.dashboard.page.language import _, spoken
 from headdiv.dashboard.page.url_state import PageState, UrlRegistry
 from headdiv.dashboard.teaching import tour_layout
 from headdiv.dashboard.teaching.presets import PRESETS
 from headdiv.dashboard.views.view_protocol import STATE_STORE, View
+from headdiv.i18n import LANGUAGES
 
 
 def _stat(label: str, short: str, sid: str, hint: str) -> Component:
@@ -30,13 +32,45 @@ def _stat(label: str, short: str, sid: str, hint: str) -> Component:
     )
 
 
+def _language_picker() -> Component:
+    """The page's language, chosen among every language in its own name and script (the pseudo-languages only
+    on a page in one of them); a choice reloads the page in it (`?lang=`, assets/language_picker.js)."""
+    now = spoken()
+    shown = [code for code, lang in LANGUAGES.items() if not lang.pseudo or code == now]
+    return html.Div(
+        [
+            html.Label(_("Language"), htmlFor="lang-picker", className="tool-label"),
+            html.Select(
+                [
+                    html.Option(
+                        LANGUAGES[code].name,
+                        value=code,
+                        lang=code,
+                        dir=LANGUAGES[code].direction,
+                        selected="selected" if code == now else None,
+                    )
+                    for code in shown
+                ],
+                id="lang-picker",
+                name="lang",
+                title=_("Language"),
+                **{"aria-label": _("Language")},
+                className="lang-picker",
+            ),
+        ],
+        className="tool language",
+    )
+
+
 def _header() -> Component:
     return html.Header(
         [
             html.Div(
                 [
                     html.H1("headdiv"),
-                    html.Div("multi-head attention as an ensemble of Nadaraya–Watson estimators", className="tagline"),
+                    html.Div(
+                        _("multi-head attention as an ensemble of Nadaraya–Watson estimators"), className="tagline"
+                    ),
                 ],
                 className="brand",
             ),
@@ -45,18 +79,21 @@ def _header() -> Component:
                     html.Div(
                         [
                             _stat(
-                                "MSE ± s.e.",
+                                _("MSE ± s.e."),
                                 "MSE",
                                 "hl-mse",
-                                "Monte Carlo MSE of the ensemble, with its standard error",
+                                _("Monte Carlo MSE of the ensemble, with its standard error"),
                             ),
                             _stat(
-                                "HDI", "HDI", "hl-hdi", "Head Diversity Index: 0 identical heads, 1 orthogonal heads"
+                                "HDI", "HDI", "hl-hdi", _("Head Diversity Index: 0 identical heads, 1 orthogonal heads")
                             ),
                             _stat(
-                                "effective heads", "H_eff", "hl-heff", "H_eff = mean head variance / ensemble variance"
+                                _("effective heads"),
+                                "H_eff",
+                                "hl-heff",
+                                _("H_eff = mean head variance / ensemble variance"),
                             ),
-                            _stat("mean correlation", "ρ̄", "hl-corr", "Mean off-diagonal error correlation"),
+                            _stat(_("mean correlation"), "ρ̄", "hl-corr", _("Mean off-diagonal error correlation")),
                         ],
                         id="headline-body",
                         className="view-body",
@@ -70,20 +107,22 @@ def _header() -> Component:
                     html.Div(
                         [
                             dcc.Input(id="share-url", readOnly=True, className="share-url", value="", name="share-url"),
-                            dcc.Clipboard(target_id="share-url", id="copy-link", className="clip", title="copy link"),
+                            dcc.Clipboard(
+                                target_id="share-url", id="copy-link", className="clip", title=_("copy link")
+                            ),
                         ],
                         className="share",
                     ),
                     dcc.Checklist(
                         id="large-fonts",
-                        options=[{"label": " large fonts", "value": "on"}],
+                        options=[{"label": " " + _("large fonts"), "value": "on"}],
                         value=[],
                         inline=True,
                         className="tool",
                     ),
                     html.Div(
                         [
-                            html.Span("charts export as ", className="tool-label"),
+                            html.Span(_("charts export as") + " ", className="tool-label"),
                             dcc.RadioItems(
                                 id="img-format",
                                 options=[{"label": " PNG", "value": "png"}, {"label": " SVG", "value": "svg"}],
@@ -93,6 +132,7 @@ def _header() -> Component:
                         ],
                         className="tool part-export",
                     ),
+                    _language_picker(),
                 ],
                 className="header-tools",
             ),
@@ -103,7 +143,7 @@ def _header() -> Component:
 
 def _sidebar(registry: UrlRegistry, state: PageState) -> Component:
     presets = html.Div(
-        [html.H2("Presets")]
+        [html.H2(_("Presets"))]
         + [
             html.Button(p.name, id={"type": "preset", "name": p.id}, title=p.story, className="preset", n_clicks=0)
             for p in PRESETS
@@ -111,7 +151,7 @@ def _sidebar(registry: UrlRegistry, state: PageState) -> Component:
         className="presets part-presets",
     )
     # the scenario is a part of its own: a phone shows it right under the tabs, before the charts it drives
-    scenario = html.Div([html.H2("Scenario"), scenario_sidebar(registry, state)], className="scenario-part")
+    scenario = html.Div([html.H2(_("Scenario")), scenario_sidebar(registry, state)], className="scenario-part")
     # the three tours before the ten presets: a lecturer finds them without scrolling the sidebar
     return html.Aside([scenario, tour_layout.tour_links(), presets], className="sidebar part-sidebar")
 
@@ -122,7 +162,7 @@ def _view(v: View, state: PageState) -> Component:
     component), while every view stays in the layout, so callbacks may write into a hidden one."""
     return html.Div(
         [
-            html.P(v.description, className="view-description"),
+            html.P(_(v.description), className="view-description"),
             html.Div(v.layout(state), id=f"{v.id}-body", className="view-body"),
         ],
         id=f"view-{v.id}",
@@ -143,7 +183,7 @@ def page_layout(registry: UrlRegistry, views: list[View]) -> Component:
             *[dcc.Store(id=view_sim(v.id)) for v in views if v.shows_simulation],
             dcc.Store(id="url-fixed"),
             # the first stop of the Tab key: past the header's tools and the sidebar's sliders to the charts
-            html.A("Skip to the charts", href="#main", className="skip-link"),
+            html.A(_("Skip to the charts"), href="#main", className="skip-link"),
             _header(),
             html.Ul(id="notices", className="notices", role="alert"),
             html.Div(
@@ -161,7 +201,7 @@ def page_layout(registry: UrlRegistry, views: list[View]) -> Component:
                                 children=[
                                     dcc.Tab(
                                         _view(v, state),
-                                        label=v.label,
+                                        label=_(v.label),
                                         value=v.id,
                                         className="tab",
                                         selected_className="tab-selected",

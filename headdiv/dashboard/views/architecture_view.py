@@ -23,6 +23,7 @@ from headdiv.dashboard.views.view_protocol import View, ViewJob
 from headdiv.figures import sweep_charts as figs
 from headdiv.figures.theme import empty_figure
 from headdiv.figures.verdict_sentences import architecture_verdict
+from headdiv.i18n import N_
 from headdiv.schemas.geometries import GEOMETRIES
 from headdiv.schemas.requests import MAX_BUDGET
 from headdiv.schemas.results.report_results import TheoryReport
@@ -116,7 +117,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id="architecture",
-    label="Architecture",
+    label=N_("Architecture"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
@@ -125,7 +126,7 @@ VIEW = View(
             "budget", "int", 32, component="arch-budget", lo=1, hi=MAX_BUDGET, help="Total head dimension D = H x d_k."
         )
     ],
-    description="Many small heads or a few big ones? Every split of a fixed budget, measured and predicted.",
+    description=N_("Many small heads or a few big ones? Every split of a fixed budget, measured and predicted."),
     jobs=(ViewJob("arch", architecture_request, "architecture", until="progress"),),
     still=still,
     ignores={

@@ -16,6 +16,7 @@ from headdiv.dashboard.views.diversity_view import thetas
 from headdiv.dashboard.views.view_protocol import View, ViewJob
 from headdiv.figures import covariance_charts as figs
 from headdiv.figures.verdict_sentences import covariance_verdict
+from headdiv.i18n import N_
 from headdiv.schemas.results.lab_results import CovarianceResult
 
 CHARTS = ("cv-split", "cv-bound", "cv-pairs")
@@ -81,7 +82,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id="covariance",
-    label="Covariance",
+    label=N_("Covariance"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
@@ -89,7 +90,7 @@ VIEW = View(
         Param("cv_n", "int", 7, component="cv-n", lo=2, hi=19, help="Angles in the covariance lab."),
         Param("cv_pair", "int", 0, component="cv-pair", lo=0, hi=MAX_PAIR, help="Pair shown (0: mean)."),
     ],
-    description="Lemma 4.1 says orthogonal heads do not covary: measure it, and split what they share.",
+    description=N_("Lemma 4.1 says orthogonal heads do not covary: measure it, and split what they share."),
     jobs=(ViewJob("cv", covariance_request, "covariance-lab"),),
     live=(LivePart(covariance_request, lambda result, state: charts(result, state.get("cv_pair")), ("cv_pair",)),),
     ignores={

@@ -17,6 +17,7 @@ from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.view_protocol import View, ViewJob
 from headdiv.figures import sweep_charts as figs
 from headdiv.figures.verdict_sentences import diversity_verdict
+from headdiv.i18n import N_
 from headdiv.schemas.results.sweep_results import DiversitySweepResult
 
 
@@ -124,12 +125,14 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id="diversity",
-    label="Diversity",
+    label=N_("Diversity"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
     url_params=[Param("dn", "int", 10, component="div-n", lo=3, hi=31, help="Angles in the theta sweep.")],
-    description="Turn the heads apart from θ = 0 to 90°: the paper's bound holds for pure noise, not for a shared signal.",
+    description=N_(
+        "Turn the heads apart from θ = 0 to 90°: the paper's bound holds for pure noise, not for a shared signal."
+    ),
     jobs=tuple(
         ViewJob(r.prefix, partial(sweep_request, regime=r), f"diversity-sweep-{r.target['target']}", until="progress")
         for r in REGIMES

@@ -17,6 +17,7 @@ from headdiv.dashboard.page.sidebar_simulation import simulation_request
 from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.figures import ensemble_charts as figs
+from headdiv.i18n import N_
 from headdiv.schemas.results.simulation_results import SimulationResult
 
 VIEW_ID = "ensemble"
@@ -83,7 +84,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id=VIEW_ID,
-    label="Ensemble",
+    label=N_("Ensemble"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
@@ -97,7 +98,7 @@ VIEW = View(
             help="Heatmap of the heads' error correlation or covariance.",
         )
     ],
-    description="One scenario: how bias², variance and covariance add up, head by head.",
+    description=N_("One scenario: how bias², variance and covariance add up, head by head."),
     shows_simulation=True,
     live=(LivePart(simulation_request, _live, variant=("matrix",)),),
 )

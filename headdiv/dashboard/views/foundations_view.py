@@ -45,6 +45,7 @@ from headdiv.dashboard.views.lesson_tables import budget_table
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.figures import foundations_charts as figs
 from headdiv.figures.theme import empty_figure
+from headdiv.i18n import N_
 from headdiv.schemas.fields import field_bounds
 from headdiv.schemas.lesson_queries import LESSONS, ScalingQuery
 
@@ -313,12 +314,12 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id=VIEW_ID,
-    label="Foundations",
+    label=N_("Foundations"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
     url_params=URL_PARAMS,
-    description=(
+    description=N_(
         "The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget. Each lesson "
         "has its own controls; the sidebar's scenario is not used here."
     ),

@@ -31,6 +31,7 @@ from headdiv.dashboard.views.model_compare import COMPARE_CHARTS, compare_contro
 from headdiv.dashboard.views.model_measure import HIDDEN, SHOWN, VIEW_ID, measured, model_box
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.figures import model_charts as figs
+from headdiv.i18n import N_
 from headdiv.schemas.builtin_models import BUILTINS
 from headdiv.schemas.csv_tables import head_clusters_csv
 from headdiv.schemas.fields import MAX_SEED
@@ -350,7 +351,7 @@ def model_name(name: str, component: str, help: str) -> Param:
 
 VIEW = View(
     id=VIEW_ID,
-    label="Real models",
+    label=N_("Real models"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS + COMPARE_CHARTS,
@@ -383,7 +384,7 @@ VIEW = View(
         ),
     ],
     # the header's numbers stay those of the sidebar's simulated heads, beside this model's own HDI: said here
-    description=(
+    description=N_(
         "How diverse are a trained Transformer's heads? Key and query HDI per layer against chance. The header's "
         "MSE, HDI, H_eff and ρ̄ are the sidebar's simulated heads, not this model's."
     ),

@@ -20,6 +20,7 @@ from headdiv.dashboard.page.components import chart_outputs, control, export_bar
 from headdiv.dashboard.page.url_state import PageState, Param, checkbox
 from headdiv.dashboard.views.view_protocol import Ignores, Reasons, View, ViewJob
 from headdiv.figures import sweep_charts as figs
+from headdiv.i18n import N_
 from headdiv.schemas import SWEEP_PARAMS, Scenario
 from headdiv.schemas.fields import field_bounds
 from headdiv.schemas.metrics import SURFACE_METRICS
@@ -212,7 +213,7 @@ def _axis_params(axis: str, default: str) -> list[Param]:
 
 VIEW = View(
     id="surfaces",
-    label="Surfaces",
+    label=N_("Surfaces"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
@@ -221,7 +222,7 @@ VIEW = View(
         Param("sm", "choice", "mse", component="surf-metric", choices=METRICS, help="Metric shown."),
         checkbox("s3d", False, "surf-3d", "Also draw the 3-D surface."),
     ],
-    description="Sweep two keys of the scenario at once and see the whole landscape.",
+    description=N_("Sweep two keys of the scenario at once and see the whole landscape."),
     jobs=(ViewJob("surf", surface_request, "surface", until="progress"),),
     still=still,
     ignores=Ignores(SWEEP_PARAMS, swept),

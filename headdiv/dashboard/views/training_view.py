@@ -24,6 +24,7 @@ from headdiv.dashboard.page.url_state import PageState, Param, checkbox
 from headdiv.dashboard.views.view_protocol import Ignores, Reasons, View, ViewJob
 from headdiv.figures import training_charts as figs
 from headdiv.figures.verdict_sentences import training_verdict
+from headdiv.i18n import N_
 from headdiv.schemas.results.lab_results import TrainingResult
 from headdiv.schemas.training_request import INITS, OPTIMIZERS, TrainingRequest
 
@@ -196,7 +197,7 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id="training",
-    label="Training lab",
+    label=N_("Training lab"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
@@ -212,7 +213,7 @@ VIEW = View(
         checkbox("trlearn", False, "tr-learn", "Learn the head weights α."),
         checkbox("trsep", False, "tr-sep", "Separate W_Q and W_K."),
     ],
-    description="Train the heads by gradient descent: does the HDI rise on its own, and does the MSE follow?",
+    description=N_("Train the heads by gradient descent: does the HDI rise on its own, and does the MSE follow?"),
     jobs=(ViewJob("tr", training_request, "training", wait=2.0, show_partial=True),),
     still=still,
     ignores=Ignores(("theta",), ignored),

@@ -19,6 +19,7 @@ from headdiv.dashboard.page.sidebar_simulation import simulation_request
 from headdiv.dashboard.page.url_state import PageState, UrlRegistry, scenario_params
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.figures import weighting_charts as figs
+from headdiv.i18n import N_
 from headdiv.schemas.results.simulation_results import SimulationResult
 
 VIEW_ID = "weighting"
@@ -65,11 +66,11 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
 
 VIEW = View(
     id=VIEW_ID,
-    label="Weighting",
+    label=N_("Weighting"),
     layout=layout,
     register_callbacks=register_callbacks,
     charts=CHARTS,
-    description="How to combine heads: fixed weights from the error moments, or MAW's per-query gating.",
+    description=N_("How to combine heads: fixed weights from the error moments, or MAW's per-query gating."),
     shows_simulation=True,
     live=(LivePart(simulation_request, _live),),
 )
