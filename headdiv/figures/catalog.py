@@ -18,6 +18,7 @@ from headdiv.figures import (
     weighting_charts,
 )
 from headdiv.figures.heatmaps import overlap_heatmap
+from headdiv.i18n import _
 from headdiv.schemas.results.lab_results import CovarianceResult, TrainingResult
 from headdiv.schemas.results.report_results import HdiReport, ModelComparison, ModelHeadsReport, TheoryReport
 from headdiv.schemas.results.result_parts import ResultModel
@@ -77,7 +78,7 @@ CHARTS: dict[type[ResultModel], Charts] = {
     },
     TrainingResult: _training,
     HdiReport: lambda r: {
-        "overlap": overlap_heatmap(r.overlap_matrix, r.principal_angles_deg, "overlap between heads")
+        "overlap": overlap_heatmap(r.overlap_matrix, r.principal_angles_deg, _("overlap between heads"))
     },
     TheoryReport: lambda r: {"curves": sweep_charts.theory_curves(r)},
     ModelHeadsReport: _model,

@@ -13,10 +13,17 @@ from headdiv.figures.theme import (
     signed_cell_labels,
     styled,
 )
+from headdiv.i18n import N_, _
 from headdiv.schemas.results.lab_results import CovarianceResult, CovarianceSeries
 
 SHARED_COLOR = COMPONENT_COLORS["variance"]
 SIGNAL_COLOR = COMPONENT_COLORS["bias2"]
+PAIR_TITLES: dict[str, str] = {
+    "measured": N_("measured for every pair"),
+    "shared_noise": N_("shared noise for every pair"),
+    "signal": N_("signal for every pair"),
+}
+"""The pair heatmap's title for each part of the split, marked for the catalogue."""
 
 
 def _series(result: CovarianceResult, pair: int) -> tuple[str, CovarianceSeries]:
@@ -24,8 +31,8 @@ def _series(result: CovarianceResult, pair: int) -> tuple[str, CovarianceSeries]
     if 1 <= pair <= len(result.pairs):
         chosen = result.pairs[pair - 1]
         h, g = chosen.pair
-        return f"heads {h + 1} and {g + 1}", chosen
-    return "mean over pairs", result.mean_pair
+        return _("heads {first} and {second}").format(first=h + 1, second=g + 1), chosen
+    return _("mean over pairs"), result.mean_pair
 
 
 def split_over_theta(result: CovarianceResult, pair: int = 0) -> go.Figure:
@@ -33,24 +40,24 @@ def split_over_theta(result: CovarianceResult, pair: int = 0) -> go.Figure:
     thetas = result.thetas
     name, s = _series(result, pair)
     if not thetas:
-        return empty_figure("no covariance yet")
+        return empty_figure(_("no covariance yet"))
     fig = go.Figure()
     fig.add_scatter(
         x=thetas,
         y=s.measured,
-        name="measured C̄ (±2 s.e.)",
+        name=_("measured C̄ (±2 s.e.)"),
         mode="lines+markers",
         line={"color": COMPONENT_COLORS["covariance"], "width": 3},
         error_y={"type": "data", "array": [2 * v for v in s.measured_se]},
     )
     for key, label, color, dash in (
-        ("shared_noise", "shared noise σ²E[Σ w w′]", SHARED_COLOR, "dash"),
-        ("signal", "signal part (the rest)", SIGNAL_COLOR, "dot"),
+        ("shared_noise", N_("shared noise σ²E[Σ w w′]"), SHARED_COLOR, "dash"),
+        ("signal", N_("signal part (the rest)"), SIGNAL_COLOR, "dot"),
     ):
         fig.add_scatter(
             x=thetas,
             y=getattr(s, key),
-            name=label,
+            name=_(label),
             mode="lines+markers",
             line={"color": color, "dash": dash},
         )
@@ -59,14 +66,14 @@ def split_over_theta(result: CovarianceResult, pair: int = 0) -> go.Figure:
     fig.add_scatter(
         x=thetas,
         y=s.bound,
-        name="Lemma 4.1 bound",
+        name=_("Lemma 4.1 bound"),
         mode="lines",
         line={"color": THEORY_COLOR, "width": 2},
         visible="legendonly",  # often orders of magnitude above: shown on the log chart
     )
-    fig.update_xaxes(title="θ (degrees)")
-    fig.update_yaxes(title="covariance")
-    return styled(fig, f"Inter-head covariance, {name}", height=380)
+    fig.update_xaxes(title=_("θ (degrees)"))
+    fig.update_yaxes(title=_("covariance"))
+    return styled(fig, _("Inter-head covariance, {pair}").format(pair=name), height=380)
 
 
 def bound_vs_truth(result: CovarianceResult, pair: int = 0) -> go.Figure:
@@ -74,7 +81,7 @@ def bound_vs_truth(result: CovarianceResult, pair: int = 0) -> go.Figure:
     thetas = result.thetas
     name, s = _series(result, pair)
     if not thetas:
-        return empty_figure("no covariance yet")
+        return empty_figure(_("no covariance yet"))
 
     def positive(values: list[float], absolute: bool = False) -> list[float | None]:
         return [x if x > 0 else None for x in ((abs(v) if absolute else v) for v in values)]
@@ -83,36 +90,36 @@ def bound_vs_truth(result: CovarianceResult, pair: int = 0) -> go.Figure:
     fig.add_scatter(
         x=thetas,
         y=positive(s.bound),
-        name="Lemma 4.1 bound",
+        name=_("Lemma 4.1 bound"),
         mode="lines+markers",
         line={"color": THEORY_COLOR, "width": 3},
     )
     fig.add_scatter(
         x=thetas,
         y=positive(s.measured, absolute=True),
-        name="|measured C̄|",
+        name=_("|measured C̄|"),
         mode="lines+markers",
         line={"color": COMPONENT_COLORS["covariance"]},
     )
     fig.add_scatter(
         x=thetas,
         y=positive(s.shared_noise),
-        name="shared noise",
+        name=_("shared noise"),
         mode="lines",
         line={"color": SHARED_COLOR, "dash": "dash"},
     )
-    fig.update_xaxes(title="θ (degrees)")
-    fig.update_yaxes(title="covariance (log)", type="log")
+    fig.update_xaxes(title=_("θ (degrees)"))
+    fig.update_yaxes(title=_("covariance (log)"), type="log")
     # the gap where the bound is 0 is explained beside the chart: a longer title wraps into the legend on a phone
-    return styled(fig, f"Bound against the truth, {name}", height=380)
+    return styled(fig, _("Bound against the truth, {pair}").format(pair=name), height=380)
 
 
 def pair_heatmap(result: CovarianceResult, part: str = "measured") -> go.Figure:
     """One part of the split for every pair of heads at the largest angle computed."""
     if not result.matrices:
-        return empty_figure("no covariance yet")
+        return empty_figure(_("no covariance yet"))
     full: list[list[float]] = getattr(result.matrices[-1], part)
-    labels = [f"head {h + 1}" for h in range(len(full))]
+    labels = [_("head {number}").format(number=h + 1) for h in range(len(full))]
     # The pairs are the lesson; each head's own variance (the diagonal) is an order of magnitude larger and
     # would set the colour scale, so the off-diagonal covariances set it and the diagonal is left blank
     # (its value stays in the hover text).
@@ -120,7 +127,10 @@ def pair_heatmap(result: CovarianceResult, part: str = "measured") -> go.Figure:
     off = [abs(v) for row in z for v in row if v is not None]
     reach = max(off) if off and max(off) > 0 else 1.0
     text = [
-        [f"variance {fmt(v)}" if i == j else f"covariance {fmt(v)}" for j, v in enumerate(row)]
+        [
+            _("variance {value}").format(value=fmt(v)) if i == j else _("covariance {value}").format(value=fmt(v))
+            for j, v in enumerate(row)
+        ]
         for i, row in enumerate(full)
     ]
     fig = go.Figure(
@@ -138,5 +148,7 @@ def pair_heatmap(result: CovarianceResult, part: str = "measured") -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    at = f" at θ = {result.thetas[-1]:g}°" if result.thetas else ""
-    return styled(fig, f"{part.replace('_', ' ')} for every pair{at}", height=320, legend=False)
+    title = _(PAIR_TITLES[part]) if part in PAIR_TITLES else f"{part.replace('_', ' ')} for every pair"
+    if result.thetas:
+        title = _("{title} at θ = {theta}°").format(title=title, theta=f"{result.thetas[-1]:g}")
+    return styled(fig, title, height=320, legend=False)

@@ -19,6 +19,7 @@ from headdiv.figures.theme import (
     signed_cell_labels,
     styled,
 )
+from headdiv.i18n import _
 from headdiv.schemas.results.simulation_results import SimulationResult, SingleHead
 
 MSE_PARTS = ("bias2", "variance", "covariance")
@@ -28,36 +29,37 @@ def decomposition_bars(result: SimulationResult) -> go.Figure:
     """Bias² + variance + covariance of the ensemble beside the single-head and big-head baselines."""
     big = result.baselines.big_head
     rows: list[tuple[str, SimulationResult | SingleHead]] = [
-        ("ensemble", result),
-        ("single head", result.baselines.single_head),
-        (f"big head (d={big.dim})", big),
+        (_("ensemble"), result),
+        (_("single head"), result.baselines.single_head),
+        (_("big head (d={dim})").format(dim=big.dim), big),
     ]
     names = [r[0] for r in rows]
     fig = go.Figure()
     for part in MSE_PARTS:
+        label = _(COMPONENT_LABELS[part])
         fig.add_bar(
             x=names,
-            y=[getattr(r, part, 0.0) for _, r in rows],  # a lone head has no covariance
-            name=COMPONENT_LABELS[part],
+            y=[getattr(r, part, 0.0) for __, r in rows],  # a lone head has no covariance
+            name=label,
             marker_color=COMPONENT_COLORS[part],
-            hovertemplate="%{x}<br>" + COMPONENT_LABELS[part] + " = %{y:.3g}<extra></extra>",
+            hovertemplate="%{x}<br>" + label + " = %{y:.3g}<extra></extra>",
         )
     fig.add_scatter(
         x=names,
-        y=[r.mse for _, r in rows],
+        y=[r.mse for __, r in rows],
         mode="markers+text",
         marker={"symbol": "line-ew-open", "size": 28, "color": COMPONENT_COLORS["mse"], "line": {"width": 3}},
         # each row to the precision of its own standard error (the baselines carry theirs), so one
         # estimator's MSE reads the same on every bar and in the hover
-        text=[fmt(r.mse, r.mse_se) for _, r in rows],
+        text=[fmt(r.mse, r.mse_se) for __, r in rows],
         textposition="top center",
         cliponaxis=False,
         name="MSE",
         hovertemplate="%{x}<br>MSE = %{text}<extra></extra>",
     )
-    fig.update_layout(barmode="relative", yaxis_title="error")
-    _headroom(fig, [r.mse for _, r in rows], [result.covariance])
-    return styled(fig, "MSE decomposition: ensemble vs baselines", height=340)
+    fig.update_layout(barmode="relative", yaxis_title=_("error"))
+    _headroom(fig, [r.mse for __, r in rows], [result.covariance])
+    return styled(fig, _("MSE decomposition: ensemble vs baselines"), height=340)
 
 
 def _headroom(fig: go.Figure, tops: list[float | None], lows: list[float | None]) -> None:
@@ -70,19 +72,19 @@ def _headroom(fig: go.Figure, tops: list[float | None], lows: list[float | None]
 
 def per_head_mse(result: SimulationResult) -> go.Figure:
     """Each head's own MSE split into bias² and variance, with the ensemble's MSE as a line."""
-    labels = [f"head {h + 1}" for h in range(len(result.heads))]
+    labels = [_("head {number}").format(number=h + 1) for h in range(len(result.heads))]
     fig = go.Figure()
     for part in ("bias2", "variance"):
         fig.add_bar(
             x=labels,
             y=[getattr(h, part) for h in result.heads],
-            name=COMPONENT_LABELS[part],
+            name=_(COMPONENT_LABELS[part]),
             marker_color=COMPONENT_COLORS[part],
         )
-    name = f"ensemble MSE {fmt(result.mse, result.mse_se)}"
+    name = _("ensemble MSE {mse}").format(mse=fmt(result.mse, result.mse_se))
     reference_line(fig, "h", result.mse, name, ENSEMBLE_COLOR, "dash", width=2)
     fig.update_layout(barmode="stack", yaxis_title="MSE")
-    return styled(fig, "Per-head MSE", height=300)
+    return styled(fig, _("Per-head MSE"), height=300)
 
 
 def correlation_heatmap(result: SimulationResult, which: str = "correlation") -> go.Figure:
@@ -107,14 +109,14 @@ def correlation_heatmap(result: SimulationResult, which: str = "correlation") ->
         )
     )
     fig.update_yaxes(autorange="reversed", scaleanchor="x")
-    title = "Error correlation between heads" if which == "correlation" else "Error covariance between heads"
+    title = _("Error correlation between heads") if which == "correlation" else _("Error covariance between heads")
     return styled(fig, title, height=320, legend=False)
 
 
 def overlap_heatmap(result: SimulationResult) -> go.Figure:
     """Subspace overlap s_hh' between the simulated heads, principal angles on hover."""
     return heatmaps.overlap_heatmap(
-        result.overlap_matrix, result.principal_angles_deg, "Subspace overlap (principal angles on hover)"
+        result.overlap_matrix, result.principal_angles_deg, _("Subspace overlap (principal angles on hover)")
     )
 
 
@@ -123,30 +125,31 @@ def slice_figure(result: SimulationResult) -> go.Figure:
     sl = result.slice
     fig = go.Figure()
     for h, curve in enumerate(sl.heads):
+        head = _("head {number}").format(number=h + 1)
         fig.add_scatter(
             x=sl.t,
             y=curve,
             mode="lines",
-            name="heads" if h == 0 else f"head {h + 1}",
+            name=_("heads") if h == 0 else head,
             line={"color": head_color(h), "width": 1.5, "dash": head_dash(h)},
             opacity=0.75,
             legendgroup="heads",
             showlegend=h == 0,
-            hovertemplate=f"head {h + 1}: %{{y:.3f}}<extra></extra>",
+            hovertemplate=head + ": %{y:.3f}<extra></extra>",
         )
     fig.add_scatter(
         x=sl.t,
         y=sl.ensemble,
         mode="lines",
-        name="ensemble",
+        name=_("ensemble"),
         line={"color": ENSEMBLE_COLOR, "width": 3.5},
     )
     fig.add_scatter(
         x=sl.t,
         y=sl.truth,
         mode="lines",
-        name="truth m(t·a)",
+        name=_("truth m(t·a)"),
         line={"color": TRUTH_COLOR, "width": 2, "dash": "dash"},
     )
-    fig.update_layout(xaxis_title="t (position along the signal direction a)", yaxis_title="estimate")
-    return styled(fig, "1-D slice: each head's fit against the truth", height=340)
+    fig.update_layout(xaxis_title=_("t (position along the signal direction a)"), yaxis_title=_("estimate"))
+    return styled(fig, _("1-D slice: each head's fit against the truth"), height=340)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from headdiv.figures.theme import fmt, styled
+from headdiv.i18n import _
 from headdiv.schemas.results.result_parts import AnglePair, Matrix
 
 
@@ -29,7 +30,8 @@ def overlap_heatmap(
     size = len(full)
     order = list(range(size)) if order is None else [h for h in order if 0 <= h < size]
     names = names or [f"{label}{h + first}" for h in range(size)]
-    text: list[list[str]] = [["same head" if i == j else "" for j in range(size)] for i in range(size)]
+    same = _("same head")
+    text: list[list[str]] = [[same if i == j else "" for j in range(size)] for i in range(size)]
     for item in angles:
         h, g = item.pair
         if not (0 <= h < size and 0 <= g < size):
@@ -45,9 +47,9 @@ def overlap_heatmap(
             zmin=0,
             zmax=1,
             colorscale="Viridis",
-            colorbar={"title": {"text": "overlap", "side": "right"}, "thickness": 12},
+            colorbar={"title": {"text": _("overlap"), "side": "right"}, "thickness": 12},
             customdata=[[text[i][j] for j in order] for i in order],
-            hovertemplate="%{y} × %{x}: overlap %{z:.3f}<br>angles: %{customdata}<extra></extra>",
+            hovertemplate=_("%{y} × %{x}: overlap %{z:.3f}<br>angles: %{customdata}<extra></extra>"),
         )
     )
     fig.update_xaxes(type="category")

@@ -18,6 +18,7 @@ from headdiv.figures.theme import (
     styled,
 )
 from headdiv.figures.verdict_sentences import read_fit
+from headdiv.i18n import _
 from headdiv.schemas import Scenario
 from headdiv.schemas.metrics import SURFACE_METRICS
 from headdiv.schemas.results.report_results import TheoryReport
@@ -43,7 +44,9 @@ def surface_heatmap(result: SurfaceResult, metric: str = "mse") -> go.Figure:
     xp, xv = result.x.param, result.x.values
     yp, yv = result.y.param, result.y.values
     z = result.metrics.get(metric, [])
-    label = SURFACE_METRICS.get(metric, metric)
+    # the metric's and the swept keys' names are marked where they are defined (schemas)
+    label = _(SURFACE_METRICS.get(metric, metric))
+    xt, yt = _(param_title(xp)), _(param_title(yp))
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -51,19 +54,20 @@ def surface_heatmap(result: SurfaceResult, metric: str = "mse") -> go.Figure:
             y=[_label(v) for v in yv],
             colorscale="Viridis",
             colorbar={"title": {"text": label, "side": "right"}, "thickness": 12},
-            hovertemplate=f"{param_title(xp)} = %{{x}}<br>{param_title(yp)} = %{{y}}<br>{label} = %{{z:.3g}}<extra></extra>",
+            hovertemplate=f"{xt} = %{{x}}<br>{yt} = %{{y}}<br>{label} = %{{z:.3g}}<extra></extra>",
         )
     )
-    fig.update_xaxes(title=param_title(xp), type="category")
-    fig.update_yaxes(title=param_title(yp), type="category")
-    return styled(fig, f"{label} over {param_title(xp)} × {param_title(yp)}", height=420, legend=False)
+    fig.update_xaxes(title=xt, type="category")
+    fig.update_yaxes(title=yt, type="category")
+    title = _("{metric} over {x} × {y}").format(metric=label, x=xt, y=yt)
+    return styled(fig, title, height=420, legend=False)
 
 
 def surface_3d(result: SurfaceResult, metric: str = "mse") -> go.Figure:
     """The same grid as a 3-D surface, to see the shape of the valley."""
     xp, xv = result.x.param, result.x.values
     yp, yv = result.y.param, result.y.values
-    label = SURFACE_METRICS.get(metric, metric)
+    label = _(SURFACE_METRICS.get(metric, metric))
     fig = go.Figure(
         go.Surface(
             z=result.metrics.get(metric, []),
@@ -74,10 +78,10 @@ def surface_3d(result: SurfaceResult, metric: str = "mse") -> go.Figure:
         )
     )
     fig.update_layout(
-        scene={"xaxis_title": param_title(xp), "yaxis_title": param_title(yp), "zaxis_title": label},
+        scene={"xaxis_title": _(param_title(xp)), "yaxis_title": _(param_title(yp)), "zaxis_title": label},
         margin={"l": 0, "r": 0, "t": 48, "b": 0},
     )
-    return styled(fig, f"{label} surface", height=460, legend=False)
+    return styled(fig, _("{metric} surface").format(metric=label), height=460, legend=False)
 
 
 def _decomposition(fig: go.Figure, x: list[Any], records: list[CellTerms], *, bars: bool, **mse_style: Any) -> None:
@@ -85,7 +89,7 @@ def _decomposition(fig: go.Figure, x: list[Any], records: list[CellTerms], *, ba
     with ±1 standard error (null where a cell is not done yet: a gap)."""
     for part in ("bias2", "variance", "covariance"):
         y = [getattr(r, part) for r in records]
-        color, name = COMPONENT_COLORS[part], COMPONENT_LABELS[part]
+        color, name = COMPONENT_COLORS[part], _(COMPONENT_LABELS[part])
         if bars:
             fig.add_bar(x=x, y=y, name=name, marker_color=color, opacity=0.85)
         else:
@@ -94,7 +98,7 @@ def _decomposition(fig: go.Figure, x: list[Any], records: list[CellTerms], *, ba
     fig.add_scatter(
         x=x,
         y=[r.mse for r in records],
-        name=MSE_NAME,
+        name=_(MSE_NAME),
         error_y={"type": "data", "array": errors, "visible": True},
         **mse_style,
     )
@@ -114,22 +118,22 @@ def mse_vs_hdi(result: DiversitySweepResult) -> go.Figure:
         mode="lines+markers",
         line={"color": COMPONENT_COLORS["mse"], "width": 3},
         customdata=thetas,
-        hovertemplate="θ = %{customdata}°<br>HDI = %{x:.3f}<br>Monte Carlo MSE = %{y:.3g}<extra></extra>",
+        hovertemplate="θ = %{customdata}°<br>HDI = %{x:.3f}<br>" + _("Monte Carlo MSE = %{y:.3g}") + "<extra></extra>",
     )
     if any(v is not None for v in result.bound.values):
         # the legend stays short (two regimes share a projector's width); whether it holds is the verdict's
-        status = "holds" if result.holds else "violated"
+        status = _("tightest bound (4.4), holds") if result.holds else _("tightest bound (4.4), violated")
         fig.add_scatter(
             x=hdi,
             y=result.bound.values,
             mode="lines",
-            name="bound (4.4)",
-            hovertemplate=f"tightest bound (4.4), {status}<br>HDI = %{{x:.3f}}<br>bound = %{{y:.3g}}<extra></extra>",
+            name=_("bound (4.4)"),
+            hovertemplate=status + "<br>HDI = %{x:.3f}<br>" + _("bound = %{y:.3g}") + "<extra></extra>",
             line={"color": THEORY_COLOR, "width": 2.5, "dash": "dash"},
         )
     # short axis titles: the two regimes share a projector's width side by side (the view explains HDI)
-    fig.update_layout(xaxis_title="HDI", yaxis_title="error")
-    return styled(fig, "MSE against head diversity", height=380)
+    fig.update_layout(xaxis_title="HDI", yaxis_title=_("error"))
+    return styled(fig, _("MSE against head diversity"), height=380)
 
 
 def correlation_vs_overlap(result: DiversitySweepResult) -> go.Figure:
@@ -141,14 +145,14 @@ def correlation_vs_overlap(result: DiversitySweepResult) -> go.Figure:
         x=x,
         y=[p.mean_correlation for p in points],
         mode="lines+markers",
-        name="mean correlation",
+        name=_("mean correlation"),
         line={"color": COMPONENT_COLORS["covariance"], "width": 3},
         customdata=[p.theta for p in points],
         hovertemplate="θ = %{customdata}°<br>1 − HDI = %{x:.3f}<br>ρ̄ = %{y:.3f}<extra></extra>",
     )
     fig.add_scatter(x=[0, 1], y=[0, 1], mode="lines", name="ρ̄ = 1 − HDI", line={"color": "#adb5bd", "dash": "dot"})
-    fig.update_layout(xaxis_title="1 − HDI (overlap)", yaxis_title="mean error correlation")
-    return styled(fig, "Error correlation against overlap", height=380)
+    fig.update_layout(xaxis_title=_("1 − HDI (overlap)"), yaxis_title=_("mean error correlation"))
+    return styled(fig, _("Error correlation against overlap"), height=380)
 
 
 def _ring(fig: go.Figure, x: Any, y: float | None, name: str, color: str, symbol: str) -> None:
@@ -176,12 +180,12 @@ def architecture_mse(result: ArchitectureResult) -> go.Figure:
         bars=True,
         mode="markers",
         marker={"color": COMPONENT_COLORS["mse"], "size": 9},
-        hovertemplate="%{x}<br>Monte Carlo MSE = %{y:.3g}<extra></extra>",
+        hovertemplate="%{x}<br>" + _("Monte Carlo MSE = %{y:.3g}") + "<extra></extra>",
     )
     theory = result.theory
     tc = {(c.H, c.d_k): c.mse for c in theory.candidates}
     if tc:
-        fitted = "theory (degenerate)" if theory.degenerate else "theory (fitted)"
+        fitted = _("theory (degenerate)") if theory.degenerate else _("theory (fitted)")
         fig.add_scatter(
             x=labels,
             y=[tc.get((c.H, c.d_k)) for c in cands],
@@ -192,8 +196,8 @@ def architecture_mse(result: ArchitectureResult) -> go.Figure:
     best = result.best
     for c, label in zip(cands, labels, strict=True):
         if best is not None and (c.H, c.d_k) == (best.H, best.d_k):
-            so_far = "best so far" if any(c.mse is None for c in cands) else "best"
-            _ring(fig, label, c.mse, f"{so_far}: {label}", BEST_COLOR, "circle-open")
+            so_far = _("best so far: {split}") if any(c.mse is None for c in cands) else _("best: {split}")
+            _ring(fig, label, c.mse, so_far.format(split=label), BEST_COLOR, "circle-open")
     # the theory's best is ringed only where its curve has a trade-off to show, as the verdict under the chart
     # says (`verdicts.read_fit`): a minimum at an end of the range, or on a flat curve, is no optimum
     reading = read_fit(result)
@@ -201,10 +205,11 @@ def architecture_mse(result: ArchitectureResult) -> go.Figure:
     if tb is not None and (reading is None or reading.names_best):
         tlabel = f"{tb.H}×{tb.d_k}"
         if tlabel in labels:
-            _ring(fig, tlabel, tc.get((tb.H, tb.d_k)), f"theory's best: {tlabel}", THEORY_COLOR, "diamond-open")
-    fig.update_layout(barmode="relative", xaxis_title="split H × d<sub>k</sub>", yaxis_title="error")
+            name = _("theory's best: {split}").format(split=tlabel)
+            _ring(fig, tlabel, tc.get((tb.H, tb.d_k)), name, THEORY_COLOR, "diamond-open")
+    fig.update_layout(barmode="relative", xaxis_title=_("split H × d<sub>k</sub>"), yaxis_title=_("error"))
     fig.update_yaxes(rangemode="nonnegative")  # errors are never negative: the axis starts at 0
-    return styled(fig, f"Every split of the budget D = {result.budget}", height=400)
+    return styled(fig, _("Every split of the budget D = {budget}").format(budget=result.budget), height=400)
 
 
 def architecture_formula(result: ArchitectureResult) -> str:
@@ -212,13 +217,13 @@ def architecture_formula(result: ArchitectureResult) -> str:
     theory = result.theory
     c0, c1, c2 = (_tex(fmt(v)) for v in (theory.c0, theory.c1, theory.c2))
     text = (
-        "Theory fitted to the Monte Carlo: "
-        r"$\mathrm{MSE}(d_k) \approx c_0 + c_1\, d_k^{-2} + c_2\, \dfrac{d_k^{d_k/2+1}}{nD}$ "
-        f"with $c_0 = {c0}$ (the floor no split removes), $c_1 = {c1}$, $c_2 = {c2}$."
+        _("Theory fitted to the Monte Carlo: ")
+        + r"$\mathrm{MSE}(d_k) \approx c_0 + c_1\, d_k^{-2} + c_2\, \dfrac{d_k^{d_k/2+1}}{nD}$ "
+        + _("with $c_0 = {c0}$ (the floor no split removes), $c_1 = {c1}$, $c_2 = {c2}$.").format(c0=c0, c1=c1, c2=c2)
     )
     if theory.degenerate:
         # why, in words from the numbers, is the verdict under the chart (`verdicts.architecture_verdict`)
-        text += (
+        text += _(
             " **The fit is degenerate**, so no theoretical optimum is marked: the closed-form chart"
             " below draws the paper's objective at $c_1 = c_2 = 1$ instead, beside the Monte Carlo's best split."
         )
@@ -248,16 +253,16 @@ def theory_curves(
     has no optimum (docs/model.md section 7: its minimum is an end of the range), so the view passes the
     paper's unit constants instead and the chart says so in its title and legend.
     """
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("d<sub>k</sub>* against n", "H* against D"))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(_("d<sub>k</sub>* against n"), _("H* against D")))
     dk, hs = theory.dk_star_vs_n, theory.h_star_vs_budget
-    which = "(fitted)" if fitted else "(c₁ = c₂ = 1)"
+    which = _("(fitted)") if fitted else "(c₁ = c₂ = 1)"
     curves: list[tuple[int, list[int], list[int] | list[float], str, dict[str, str]]] = [
         (1, dk.n, dk.d_k, f"d<sub>k</sub>* {which}", {"color": THEORY_COLOR, "shape": "hv"}),
         (
             1,
             dk.n,
             dk.stated_rate,
-            f"stated rate (log n)<sup>2/(4+d)</sup>, d = {dk.stated_rate_d}",
+            _("stated rate (log n)<sup>2/(4+d)</sup>, d = {d}").format(d=dk.stated_rate_d),
             {"color": "#adb5bd", "dash": "dot"},
         ),
         (2, hs.budget, hs.H, f"H* {which}", {"color": BEST_COLOR, "shape": "hv"}),
@@ -267,7 +272,7 @@ def theory_curves(
             mode = "lines" if "dash" in line else "lines+markers"
             fig.add_scatter(x=x, y=y, mode=mode, name=name, line=line, row=1, col=col)
     if best is not None and n is not None and budget is not None:
-        name = f"best split, n = {n}, D = {budget}"
+        name = _("best split, n = {n}, D = {budget}").format(n=n, budget=budget)
         for col, at, split in ((1, n, best.d_k), (2, budget, best.H)):
             fig.add_scatter(
                 x=[at],
@@ -286,7 +291,9 @@ def theory_curves(
     # H* spans 1 to thousands of heads: on a log axis the small budgets (and the Monte Carlo's star) stay visible
     fig.update_yaxes(title_text="H*", type="log", dtick=1, row=1, col=2)
     title = (
-        "Closed-form optimum of the fitted objective" if fitted else "Closed-form optimum, c₁ = c₂ = 1 (fit degenerate)"
+        _("Closed-form optimum of the fitted objective")
+        if fitted
+        else _("Closed-form optimum, c₁ = c₂ = 1 (fit degenerate)")
     )
     styled(fig, title, height=400)
     fig.update_layout(

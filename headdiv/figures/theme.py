@@ -12,6 +12,8 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from headdiv.i18n import N_
+
 COMPONENT_COLORS: dict[str, str] = {
     "bias2": "#d1495b",
     "variance": "#2e86ab",
@@ -19,12 +21,13 @@ COMPONENT_COLORS: dict[str, str] = {
     "mse": "#3d405b",
 }
 COMPONENT_LABELS: dict[str, str] = {
-    "bias2": "Bias²",
-    "variance": "Variance",
-    "covariance": "Covariance",
+    "bias2": N_("Bias²"),
+    "variance": N_("Variance"),
+    "covariance": N_("Covariance"),
     "mse": "MSE",
 }
-MSE_NAME = "MSE ± s.e."
+"""The components' names in English, marked for the catalogue: a chart shows `_(COMPONENT_LABELS[part])`."""
+MSE_NAME = N_("MSE ± s.e.")
 """The Monte Carlo MSE with its standard error bars, in sweeps' legends: short, so that a legend beside a
 theory curve keeps several entries a row on a projector (the hover says Monte Carlo in full)."""
 HEAD_COLORS: tuple[str, ...] = (

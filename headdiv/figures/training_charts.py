@@ -18,6 +18,7 @@ from headdiv.figures.theme import (
     fmt,
     styled,
 )
+from headdiv.i18n import _
 from headdiv.schemas.results.lab_results import TrainingResult
 
 T = TypeVar("T")
@@ -34,7 +35,7 @@ def loss_and_hdi(result: TrainingResult, frame: int | None = None) -> go.Figure:
     steps = result.steps
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(
-        go.Scatter(x=steps, y=result.loss, name="training loss", line={"color": ENSEMBLE_COLOR}),
+        go.Scatter(x=steps, y=result.loss, name=_("training loss"), line={"color": ENSEMBLE_COLOR}),
         secondary_y=False,
     )
     fig.add_trace(
@@ -46,15 +47,15 @@ def loss_and_hdi(result: TrainingResult, frame: int | None = None) -> go.Figure:
     losses = [v for v in result.loss if v > 0]
     spans_decade = bool(losses) and max(losses) >= 10 * min(losses)
     if spans_decade:
-        fig.update_yaxes(title_text="loss", type="log", dtick="D2", secondary_y=False)
+        fig.update_yaxes(title_text=_("loss"), type="log", dtick="D2", secondary_y=False)
     else:
-        fig.update_yaxes(title_text="loss", secondary_y=False)
+        fig.update_yaxes(title_text=_("loss"), secondary_y=False)
     fig.update_yaxes(title_text="HDI", range=[0, 1.02], tickmode="auto", showgrid=False, secondary_y=True)
     # The last step's tick label sits under the right axis's "0", which hangs half below the plot: set the
     # step labels lower, clear of it at any width and font size.
-    fig.update_xaxes(title_text="step", ticklabelstandoff=12)
+    fig.update_xaxes(title_text=_("step"), ticklabelstandoff=12)
     _marker(fig, result, frame)
-    return styled(fig, "Training loss and head diversity")
+    return styled(fig, _("Training loss and head diversity"))
 
 
 def mse_split(result: TrainingResult, frame: int | None = None) -> go.Figure:
@@ -65,14 +66,14 @@ def mse_split(result: TrainingResult, frame: int | None = None) -> go.Figure:
             go.Scatter(
                 x=result.steps,
                 y=getattr(result, key),
-                name=COMPONENT_LABELS[key],
+                name=_(COMPONENT_LABELS[key]),
                 line={"color": COMPONENT_COLORS[key], "width": 3 if key == "mse" else 2},
             )
         )
-    fig.update_xaxes(title_text="step")
-    fig.update_yaxes(title_text="error")  # held-out, as the title says: short enough for a phone
+    fig.update_xaxes(title_text=_("step"))
+    fig.update_yaxes(title_text=_("error"))  # held-out, as the title says: short enough for a phone
     _marker(fig, result, frame)
-    return styled(fig, "Held-out MSE = bias² + variance + covariance")
+    return styled(fig, _("Held-out MSE = bias² + variance + covariance"))
 
 
 def _at(values: Sequence[T], frame: int) -> T | None:
@@ -83,7 +84,9 @@ def _at(values: Sequence[T], frame: int) -> T | None:
 def overlap_at(result: TrainingResult, frame: int) -> go.Figure:
     """The overlap heatmap of one recorded step."""
     step = _at(result.steps, frame)
-    title = f"Overlaps at step {'?' if step is None else step} (HDI {fmt(_at(result.hdi, frame))})"
+    title = _("Overlaps at step {step} (HDI {hdi})").format(
+        step="?" if step is None else step, hdi=fmt(_at(result.hdi, frame))
+    )
     overlap, angles = _at(result.overlap, frame), _at(result.angles, frame)
     return overlap_heatmap(overlap or [], angles or [], title)
 
@@ -99,9 +102,9 @@ def angles_at(result: TrainingResult, frame: int) -> go.Figure:
             go.Bar(
                 x=labels,
                 y=[p.angles[k] if k < len(p.angles) else None for p in pairs],
-                name=f"angle {k + 1}",
+                name=_("angle {number}").format(number=k + 1),
             )
         )
-    fig.update_yaxes(title_text="degrees", range=[0, 92])
+    fig.update_yaxes(title_text=_("degrees"), range=[0, 92])
     fig.update_layout(barmode="group")
-    return styled(fig, "Principal angles between heads", legend=most <= 8)
+    return styled(fig, _("Principal angles between heads"), legend=most <= 8)

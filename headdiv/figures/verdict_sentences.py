@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 
 from headdiv.figures.theme import fmt, fmt_se
+from headdiv.i18n import N_, _
 from headdiv.schemas.results.lab_results import CovarianceResult, TrainingResult
 from headdiv.schemas.results.sweep_results import ArchitectureResult, DiversitySweepResult
 from headdiv.schemas.verdicts import SIGNIFICANT_Z, worst_rise
@@ -18,8 +19,8 @@ error)."""
 NEGLIGIBLE_SHARE = 0.01
 """A term of the fitted theory under this share of the smallest Monte Carlo MSE is called ~0 at a split: the
 engine's own threshold for a degenerate fit (`workers.engine.theory.NEGLIGIBLE_SHARE`, a test keeps them equal)."""
-BIAS_TERM = "bias term c₁dₖ⁻²"
-VARIANCE_TERM = "variance term c₂dₖ^(dₖ/2+1)/(nD)"
+BIAS_TERM = N_("bias term c₁dₖ⁻²")
+VARIANCE_TERM = N_("variance term c₂dₖ^(dₖ/2+1)/(nD)")
 
 
 def diversity_verdict(result: DiversitySweepResult) -> str:
@@ -29,27 +30,38 @@ def diversity_verdict(result: DiversitySweepResult) -> str:
     points = result.points
     done = [p for p in points if p.mse is not None and p.hdi is not None]
     if len(done) < len(points) or not points:  # a partial result: the verdict waits for every angle
-        return f"Sweeping: {len(done)} of {len(points)} angles done."
+        return _("Sweeping: {done} of {total} angles done.").format(done=len(done), total=len(points))
     hdi = [p.hdi for p in done if p.hdi is not None]
     mse = [p.mse for p in done if p.mse is not None]
     se = [p.mse_se or 0.0 for p in done]
     c0, k = result.bound.c0, result.bound.K
     form = "c₀ + K (H−1)/H (1 − HDI)"
-    consts = f" with c₀ = {fmt(c0)}, K = {fmt(k)}" if c0 is not None and k is not None else ""
+    consts = _(" with c₀ = {c0}, K = {k}").format(c0=fmt(c0), k=fmt(k)) if c0 is not None and k is not None else ""
     rise = worst_rise(hdi, mse, se)
     if rise is None:
-        return (
-            f"Holds: across the {len(done)} angles the MSE never rises with HDI by more than "
-            f"{SIGNIFICANT_Z:g} standard errors, and the bound {form}{consts} lies on or above the MSE at every "
+        return _(
+            "Holds: across the {angles} angles the MSE never rises with HDI by more than "
+            "{z} standard errors, and the bound {form}{consts} lies on or above the MSE at every "
             "angle: more diversity, lower MSE, as Theorem 4.2 says."
-        )
+        ).format(angles=len(done), z=f"{SIGNIFICANT_Z:g}", form=form, consts=consts)
     lo, hi = done[rise.lower], done[rise.higher]
-    flat = " The tightest bound of the theorem's form is then flat (K = 0): diversity buys nothing." if k == 0 else ""
-    return (
-        f"Fails: at θ = {fmt(hi.theta)}° (HDI {fmt(hi.hdi)}) the MSE, {fmt_se(hi.mse, hi.mse_se)}, "
-        f"is above its value at θ = {fmt(lo.theta)}° (HDI {fmt(lo.hdi)}), "
-        f"{fmt_se(lo.mse, lo.mse_se)}, by {fmt(rise.z)} standard errors: more diversity, higher MSE."
-        f"{flat} Here diversity costs bias that the theorem assumes away (docs/model.md §8.2)."
+    flat = (
+        _(" The tightest bound of the theorem's form is then flat (K = 0): diversity buys nothing.") if k == 0 else ""
+    )
+    return _(
+        "Fails: at θ = {theta_high}° (HDI {hdi_high}) the MSE, {mse_high}, "
+        "is above its value at θ = {theta_low}° (HDI {hdi_low}), "
+        "{mse_low}, by {z} standard errors: more diversity, higher MSE."
+        "{flat} Here diversity costs bias that the theorem assumes away (docs/model.md §8.2)."
+    ).format(
+        theta_high=fmt(hi.theta),
+        hdi_high=fmt(hi.hdi),
+        mse_high=fmt_se(hi.mse, hi.mse_se),
+        theta_low=fmt(lo.theta),
+        hdi_low=fmt(lo.hdi),
+        mse_low=fmt_se(lo.mse, lo.mse_se),
+        z=fmt(rise.z),
+        flat=flat,
     )
 
 
@@ -61,15 +73,21 @@ def covariance_verdict(result: CovarianceResult) -> str:
     theta = result.thetas[-1]
     measured, se = mean.measured[-1], mean.measured_se[-1]
     shared, bound = mean.shared_noise[-1], mean.bound[-1]
-    text = (
-        f"At θ = {fmt(theta)}° the heads' mean covariance is {fmt_se(measured, se)}; the shared noise "
-        f"σ²E[Σ w w′] alone is {fmt(shared)} (σ²/n = {fmt(result.sigma2_over_n)}); Lemma 4.1 bounds it by "
-        f"{fmt(bound)}."
+    text = _(
+        "At θ = {theta}° the heads' mean covariance is {measured}; the shared noise "
+        "σ²E[Σ w w′] alone is {shared} (σ²/n = {level}); Lemma 4.1 bounds it by "
+        "{bound}."
+    ).format(
+        theta=fmt(theta),
+        measured=fmt_se(measured, se),
+        shared=fmt(shared),
+        level=fmt(result.sigma2_over_n),
+        bound=fmt(bound),
     )
     if theta == 90 and measured > bound + 2 * se:
-        text += " The bound says orthogonal heads do not covary; they do, through the noise they share."
+        text += _(" The bound says orthogonal heads do not covary; they do, through the noise they share.")
     if not result.complete:
-        text += " (partial: the remaining angles are still running)"
+        text += _(" (partial: the remaining angles are still running)")
     return text
 
 
@@ -79,25 +97,36 @@ def training_verdict(result: TrainingResult) -> str:
     moved the heads: gradient descent alone (λ = 0) or with the diversity penalty pushing them apart."""
     hdi, mse, se, steps = result.hdi, result.mse, result.mse_se, result.steps
     if len(steps) < 2 or hdi[0] is None or hdi[-1] is None:
-        return "Not enough recorded steps to say what this run answers yet."
+        return _("Not enough recorded steps to say what this run answers yet.")
     dh, dm = hdi[-1] - hdi[0], mse[-1] - mse[0]
-    moved = "rose" if dh > HDI_MOVES else "fell" if dh < -HDI_MOVES else "stayed put"
+    moved = (
+        _("Over {steps} steps the HDI rose from {start} to {end}, {follow}{why}")
+        if dh > HDI_MOVES
+        else _("Over {steps} steps the HDI fell from {start} to {end}, {follow}{why}")
+        if dh < -HDI_MOVES
+        else _("Over {steps} steps the HDI stayed put from {start} to {end}, {follow}{why}")
+    )
     spread = math.hypot(se[0], se[-1])
+    first, last = fmt_se(mse[0], se[0]), fmt_se(mse[-1], se[-1])
     if abs(dm) > SIGNIFICANT_Z * spread:
-        follow = ("and the held-out MSE fell" if dm < 0 else "yet the held-out MSE rose") + (
-            f" from {fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])}"
-        )
+        follow = (
+            _("and the held-out MSE fell from {first} to {last}")
+            if dm < 0
+            else _("yet the held-out MSE rose from {first} to {last}")
+        ).format(first=first, last=last)
     else:
-        follow = f"and the held-out MSE stayed within its Monte Carlo error ({fmt_se(mse[0], se[0])} to {fmt_se(mse[-1], se[-1])})"
+        follow = _("and the held-out MSE stayed within its Monte Carlo error ({first} to {last})").format(
+            first=first, last=last
+        )
     why = "."
     if dh > HDI_MOVES:
         penalty = result.penalty_weight
         why = (
-            " — gradient descent alone made the heads more diverse."
+            _(" — gradient descent alone made the heads more diverse.")
             if penalty == 0
-            else f" — with the diversity penalty λ = {fmt(penalty)} pushing the heads apart."
+            else _(" — with the diversity penalty λ = {penalty} pushing the heads apart.").format(penalty=fmt(penalty))
         )
-    return f"Over {steps[-1]} steps the HDI {moved} from {fmt(hdi[0])} to {fmt(hdi[-1])}, {follow}{why}"
+    return moved.format(steps=steps[-1], start=fmt(hdi[0]), end=fmt(hdi[-1]), follow=follow, why=why)
 
 
 @dataclass(frozen=True)
@@ -162,13 +191,15 @@ def read_fit(result: ArchitectureResult) -> FitReading | None:
     )
 
 
-def _reach(term: str, at: list[str], trend: str) -> str:
-    """Where a fitted term is more than ~0: nowhere, at one split only, or across the splits."""
+def _reach(term: str, at: list[str], across: str) -> str:
+    """Where a fitted term is more than ~0: nowhere, at one split only, or across the splits (`across`, a
+    sentence marked `N_` with the field `{term}`)."""
+    said = _(term)
     if not at:
-        return f"its {term} is ~0 at every split"
+        return _("its {term} is ~0 at every split").format(term=said)
     if len(at) == 1:
-        return f"its {term} is ~0 at every split but {at[0]}"
-    return f"its {term} {trend} across the splits"
+        return _("its {term} is ~0 at every split but {split}").format(term=said, split=at[0])
+    return _(across).format(term=said)
 
 
 def architecture_verdict(result: ArchitectureResult) -> str:
@@ -181,38 +212,59 @@ def architecture_verdict(result: ArchitectureResult) -> str:
         return ""
     t = result.theory
     consts = f"c₁ = {fmt(t.c1)}, c₂ = {fmt(t.c2)}"
-    mc = f" The Monte Carlo's best split is {result.best.H}×{result.best.d_k}." if result.best else ""
+    mc = (
+        _(" The Monte Carlo's best split is {split}.").format(split=f"{result.best.H}×{result.best.d_k}")
+        if result.best
+        else ""
+    )
     if r.names_best:
-        return (
-            f"The fitted theory names a best split, {r.lowest}: its curve is lowest there, between the ends of the "
-            f"range, where the falling {BIAS_TERM} meets the rising {VARIANCE_TERM} ({consts}).{mc}"
-        )
+        return _(
+            "The fitted theory names a best split, {split}: its curve is lowest there, between the ends of the "
+            "range, where the falling {bias_term} meets the rising {variance_term} ({consts}).{mc}"
+        ).format(split=r.lowest, bias_term=_(BIAS_TERM), variance_term=_(VARIANCE_TERM), consts=consts, mc=mc)
     if not r.fittable:
-        return (
-            f"The theory names no best split: {len(r.labels)} splits are too few to fit its three constants "
-            f"c₀, c₁, c₂ (four are needed); the curve passes through the points.{mc}"
-        )
-    bias = _reach(BIAS_TERM, r.bias_at, "falls")
-    variance = _reach(VARIANCE_TERM, r.variance_at, "rises")
+        return _(
+            "The theory names no best split: {count} splits are too few to fit its three constants "
+            "c₀, c₁, c₂ (four are needed); the curve passes through the points.{mc}"
+        ).format(count=len(r.labels), mc=mc)
+    bias = _reach(BIAS_TERM, r.bias_at, N_("its {term} falls across the splits"))
+    variance = _reach(VARIANCE_TERM, r.variance_at, N_("its {term} rises across the splits"))
     alone = [
-        f"{at[0]}, which the {name} term fits alone"
-        for name, at in (("bias", r.bias_at), ("variance", r.variance_at))
+        _(fits).format(split=at[0])
+        for fits, at in (
+            (N_("{split}, which the bias term fits alone"), r.bias_at),
+            (N_("{split}, which the variance term fits alone"), r.variance_at),
+        )
         if len(at) == 1
     ]
-    spikes = f" except at {' and at '.join(alone)}" if alone else ""
+    spikes = _(" except at {splits}").format(splits=_(" and at ").join(alone)) if alone else ""
     if len(r.bias_at) < 2 and len(r.variance_at) < 2:
-        shape = f"the theory curve is flat at c₀ = {fmt(t.c0)}{spikes}: no trade-off between the terms places a minimum"
+        shape = _(
+            "the theory curve is flat at c₀ = {c0}{spikes}: no trade-off between the terms places a minimum"
+        ).format(c0=fmt(t.c0), spikes=spikes)
     elif len(r.bias_at) < 2:
-        shape = f"the curve only rises with dₖ{spikes}: its lowest point, {r.lowest}, is an end of the range"
-    elif len(r.variance_at) < 2:
-        shape = f"the curve only falls with dₖ{spikes}: its lowest point, {r.lowest}, is an end of the range"
-    else:
-        shape = (
-            f"one term outweighs the other at every split: the curve's lowest point, {r.lowest}, is an end of the "
-            "range, not a trade-off between them"
+        shape = _("the curve only rises with dₖ{spikes}: its lowest point, {lowest}, is an end of the range").format(
+            spikes=spikes, lowest=r.lowest
         )
-    return (
-        f"The theory names no best split: at n = {result.base.n} {bias} and {variance} ({consts}; ~0 meaning under "
-        f"{NEGLIGIBLE_SHARE:.0%} of the smallest Monte Carlo MSE, {fmt(r.tolerance / NEGLIGIBLE_SHARE)}), so "
-        f"{shape}.{mc}"
+    elif len(r.variance_at) < 2:
+        shape = _("the curve only falls with dₖ{spikes}: its lowest point, {lowest}, is an end of the range").format(
+            spikes=spikes, lowest=r.lowest
+        )
+    else:
+        shape = _(
+            "one term outweighs the other at every split: the curve's lowest point, {lowest}, is an end of the "
+            "range, not a trade-off between them"
+        ).format(lowest=r.lowest)
+    return _(
+        "The theory names no best split: at n = {n} {bias} and {variance} ({consts}; ~0 meaning under "
+        "{share} of the smallest Monte Carlo MSE, {smallest}), so {shape}.{mc}"
+    ).format(
+        n=result.base.n,
+        bias=bias,
+        variance=variance,
+        consts=consts,
+        share=f"{NEGLIGIBLE_SHARE:.0%}",
+        smallest=fmt(r.tolerance / NEGLIGIBLE_SHARE),
+        shape=shape,
+        mc=mc,
     )

@@ -19,24 +19,26 @@ from headdiv.figures.theme import (
     reference_line,
     styled,
 )
+from headdiv.i18n import N_, _
 from headdiv.schemas.results.simulation_results import SimulationResult
 from headdiv.schemas.weightings import WEIGHTINGS
 
 SCHEMES: tuple[str, ...] = WEIGHTINGS.names
 SCHEME_LABELS: dict[str, str] = {w.name: w.label for w in WEIGHTINGS}
+"""Each scheme's label in English (marked `N_` in the registry): a chart shows `_(SCHEME_LABELS[name])`."""
 
 
 def scheme_bars(result: SimulationResult) -> go.Figure:
     """Bias² + variance + covariance of every scheme side by side, MSE on top; the lowest one in its own colour."""
     w = result.weightings
     present = [s for s in SCHEMES if s in w]
-    labels = [SCHEME_LABELS[s] for s in present]
+    labels = [_(SCHEME_LABELS[s]) for s in present]
     fig = go.Figure()
     for part in ("bias2", "variance", "covariance"):
         fig.add_bar(
             x=labels,
             y=[getattr(w[s], part) for s in present],
-            name=COMPONENT_LABELS[part],
+            name=_(COMPONENT_LABELS[part]),
             marker_color=COMPONENT_COLORS[part],
         )
     mses = [w[s].mse for s in present]
@@ -49,7 +51,7 @@ def scheme_bars(result: SimulationResult) -> go.Figure:
     marker = {"symbol": "line-ew-open", "size": 28, "line": {"width": 3}}
     groups = [
         ("MSE", [i for i in range(len(present)) if i not in best], COMPONENT_COLORS["mse"]),
-        ("lowest MSE", sorted(best), BEST_COLOR),
+        (N_("lowest MSE"), sorted(best), BEST_COLOR),
     ]
     for name, idx, color in groups:
         if not idx:
@@ -58,7 +60,7 @@ def scheme_bars(result: SimulationResult) -> go.Figure:
             x=[labels[i] for i in idx],
             y=[mses[i] for i in idx],
             mode="markers+text",
-            name=name,
+            name=_(name),
             text=[texts[i] for i in idx],
             textposition="top center",
             textfont={"color": color},
@@ -66,11 +68,11 @@ def scheme_bars(result: SimulationResult) -> go.Figure:
             marker={**marker, "color": color},
             hovertemplate="%{x}<br>MSE = %{text}<extra></extra>",
         )
-    fig.update_layout(barmode="relative", yaxis_title="error")
+    fig.update_layout(barmode="relative", yaxis_title=_("error"))
     top = max(mses, default=None)
     if top is not None and top > 0 and all(w[s].covariance >= 0 for s in present):
         fig.update_yaxes(range=[0, top * 1.25])
-    return styled(fig, "Weighting schemes: MSE decomposition", height=360)
+    return styled(fig, _("Weighting schemes: MSE decomposition"), height=360)
 
 
 def rho_curve(result: SimulationResult, rho: float | None = None) -> go.Figure:
@@ -83,22 +85,23 @@ def rho_curve(result: SimulationResult, rho: float | None = None) -> go.Figure:
         x=scan.values if scan else [],
         y=scan.mse if scan else [],
         mode="lines+markers",
-        name="geometric",
+        name=_("geometric"),
         line={"color": ENSEMBLE_COLOR, "width": 2.5},
     )
     # The reference lines are named in the legend, not labelled on the plot: wherever the chosen rho,
     # the best one and the uniform MSE fall, a label beside one line would cross the other or the curve.
     uniform = w.get("uniform")
     if uniform is not None:
-        name = f"uniform (ρ = 1): MSE {fmt(uniform.mse, uniform.mse_se)}"
+        name = _("uniform (ρ = 1): MSE {mse}").format(mse=fmt(uniform.mse, uniform.mse_se))
         reference_line(fig, "h", uniform.mse, name, "#adb5bd", "dot")
     if scan is not None:
-        reference_line(fig, "v", scan.best, f"best ρ = {fmt(scan.best)}", BEST_COLOR, "dash")
+        reference_line(fig, "v", scan.best, _("best ρ = {rho}").format(rho=fmt(scan.best)), BEST_COLOR, "dash")
     chosen = finite(rho)
     if chosen is not None:
-        reference_line(fig, "v", chosen, f"your ρ = {fmt(chosen)}", COMPONENT_COLORS["bias2"], "solid", width=2)
-    fig.update_layout(xaxis_title="ρ (ratio of successive weights)", yaxis_title="MSE")
-    return styled(fig, "Geometric weights: MSE against ρ", height=320)
+        name = _("your ρ = {rho}").format(rho=fmt(chosen))
+        reference_line(fig, "v", chosen, name, COMPONENT_COLORS["bias2"], "solid", width=2)
+    fig.update_layout(xaxis_title=_("ρ (ratio of successive weights)"), yaxis_title="MSE")
+    return styled(fig, _("Geometric weights: MSE against ρ"), height=320)
 
 
 def alpha_bars(result: SimulationResult) -> go.Figure:
@@ -109,15 +112,15 @@ def alpha_bars(result: SimulationResult) -> go.Figure:
         entry = result.weightings.get(s)
         alpha = entry.alpha or entry.mean_gate if entry is not None else None
         if alpha:
-            rows.append((SCHEME_LABELS[s], alpha))
+            rows.append((_(SCHEME_LABELS[s]), alpha))
     n_heads = max((len(a) for _, a in rows), default=0)
     for h in range(n_heads):
         fig.add_bar(
             x=[lab for lab, _ in rows],
             y=[a[h] if h < len(a) else None for _, a in rows],
-            name=f"head {h + 1}",
+            name=_("head {number}").format(number=h + 1),
             marker_color=head_color(h),
             showlegend=h < 10,
         )
-    fig.update_layout(barmode="group", yaxis_title="weight α_h")
-    return styled(fig, "Weights per head (heads ordered as simulated)", height=320)
+    fig.update_layout(barmode="group", yaxis_title=_("weight α_h"))
+    return styled(fig, _("Weights per head (heads ordered as simulated)"), height=320)

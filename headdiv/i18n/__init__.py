@@ -5,10 +5,25 @@
 - `catalogues`: the compiled gettext catalogues, read once per process (`translator(code)`), the
   pseudo-languages made from the English text, `N_` to mark text translated where it is shown.
 - `choosing`: which language a request is answered in (`?lang=`, else `Accept-Language`, else English).
+- `speaking`: which language text is written in now (`_`): the one being built, else the work's, else English.
 """
 
 from headdiv.i18n.catalogues import N_, Translator, translator
 from headdiv.i18n.choosing import chosen
 from headdiv.i18n.languages import LANGUAGES, SOURCE, TRANSLATED, Language, language
+from headdiv.i18n.speaking import _, speaking, spoken
 
-__all__ = ["LANGUAGES", "N_", "SOURCE", "TRANSLATED", "Language", "Translator", "chosen", "language", "translator"]
+__all__ = [
+    "LANGUAGES",
+    "N_",
+    "SOURCE",
+    "TRANSLATED",
+    "Language",
+    "Translator",
+    "_",
+    "chosen",
+    "language",
+    "speaking",
+    "spoken",
+    "translator",
+]

@@ -68,10 +68,16 @@ ACCENTED = str.maketrans(
 PAD = "·"
 
 
+KEPT = re.compile(r"\{[a-z_][a-z0-9_]*\}|\]\([^)\s]*\)|`[^`]*`|\$[^$]*\$|%\{[^}]*\}|<[^<>]*>|&[a-z]+;")
+"""What a pseudo-language leaves as it is: format fields, a Markdown link's target, code, a formula, Plotly's
+`%{y}` placeholders, HTML tags and entities (a link still leads somewhere, a command still runs)."""
+
+
 def _outside_fields(message: str, change: Callable[[str], str]) -> str:
-    """`message` with `change` applied to its text, its format fields (`{label}`) kept as they are."""
+    """`message` with `change` applied to its text, its format fields (`{label}`), link targets, code,
+    formulas, placeholders and tags kept as they are."""
     parts, at = [], 0
-    for found in FORMAT_FIELD.finditer(message):
+    for found in KEPT.finditer(message):
         parts += [change(message[at : found.start()]), found.group()]
         at = found.end()
     return "".join([*parts, change(message[at:])])

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from headdiv.i18n import N_
 from headdiv.schemas.fields import Float, Sweep
 from headdiv.schemas.registry import Choice, Registry
 from headdiv.schemas.scenario_fields import ScenarioFields
@@ -25,7 +26,7 @@ class BandwidthRule(Choice):
 BANDWIDTH_RULES: Registry[BandwidthRule] = Registry("bandwidth rule", BandwidthRule)
 
 
-@BANDWIDTH_RULES.register("paper", "paper: 1/√d")
+@BANDWIDTH_RULES.register("paper", N_("paper: 1/√d"))
 class PaperRule(BandwidthRule):
     """h = 1/√d, as the paper sets it."""
 
@@ -33,7 +34,7 @@ class PaperRule(BandwidthRule):
         return 1.0 / math.sqrt(d)
 
 
-@BANDWIDTH_RULES.register("scott", "Scott: n^(-1/(d+4))")
+@BANDWIDTH_RULES.register("scott", N_("Scott: n^(-1/(d+4))"))
 class ScottRule(BandwidthRule):
     """h = n^(-1/(d+4)), Scott's rule for unit-variance inputs."""
 
@@ -41,12 +42,12 @@ class ScottRule(BandwidthRule):
         return float(s.n ** (-1.0 / (d + 4)))
 
 
-@BANDWIDTH_RULES.register("fixed", "fixed")
+@BANDWIDTH_RULES.register("fixed", N_("fixed"))
 class FixedRule(BandwidthRule):
     """h = the `bandwidth` field, whatever the dimension."""
 
     bandwidth: Annotated[Float, Sweep((0.25, 0.5, 1, 2, 4))] = Field(
-        1.0, ge=1e-3, le=1e3, title="bandwidth h (fixed)", description="Bandwidth for bandwidth_rule 'fixed'."
+        1.0, ge=1e-3, le=1e3, title=N_("bandwidth h (fixed)"), description=N_("Bandwidth for bandwidth_rule 'fixed'.")
     )
 
     def h(self, s: ScenarioFields, d: int) -> float:

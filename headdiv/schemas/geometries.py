@@ -12,6 +12,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
+from headdiv.i18n import N_
 from headdiv.schemas.fields import Float, Int, Sweep
 from headdiv.schemas.registry import Choice, Registry
 from headdiv.schemas.scenario_fields import ScenarioFields
@@ -50,7 +51,7 @@ class Geometry(Choice):
 GEOMETRIES: Registry[Geometry] = Registry("geometry", Geometry)
 
 
-@GEOMETRIES.register("equiangular", "equiangular")
+@GEOMETRIES.register("equiangular", N_("equiangular"))
 class Equiangular(Geometry):
     """Every pair of heads at the same principal angle θ (θ = 0 identical, 90 orthogonal)."""
 
@@ -58,12 +59,12 @@ class Equiangular(Geometry):
         45.0,
         ge=0,
         le=90,
-        title="angle θ between heads (°)",
-        description="Principal angle between every pair of heads (equiangular), degrees.",
+        title=N_("angle θ between heads (°)"),
+        description=N_("Principal angle between every pair of heads (equiangular), degrees."),
     )
 
 
-@GEOMETRIES.register("tilted", "tilted")
+@GEOMETRIES.register("tilted", N_("tilted"))
 class Tilted(Geometry):
     """Head h tilted by its own angle away from the shared block."""
 
@@ -71,8 +72,8 @@ class Tilted(Geometry):
     tilts: list[Annotated[Float, Field(ge=0, le=90)]] | None = Field(
         None,
         max_length=64,
-        title="tilts per head (°)",
-        description="One tilt angle per head in degrees (geometry 'tilted').",
+        title=N_("tilts per head (°)"),
+        description=N_("One tilt angle per head in degrees (geometry 'tilted')."),
     )
 
     def check(self, s: ScenarioFields) -> None:
@@ -82,12 +83,16 @@ class Tilted(Geometry):
             raise ValueError(f"tilts: has {len(self.tilts)} entries but H = {s.H}; give one angle per head")
 
 
-@GEOMETRIES.register("shared_dims", "shared dimensions")
+@GEOMETRIES.register("shared_dims", N_("shared dimensions"))
 class SharedDims(Geometry):
     """Every head keeps the same first dimensions and spends the rest on private ones."""
 
     shared_dims: Annotated[Int, Sweep((0, 1, 2, 3, 4))] = Field(
-        1, ge=0, le=256, title="shared dimensions", description="Dimensions every head shares (geometry 'shared_dims')."
+        1,
+        ge=0,
+        le=256,
+        title=N_("shared dimensions"),
+        description=N_("Dimensions every head shares (geometry 'shared_dims')."),
     )
 
     def check(self, s: ScenarioFields) -> None:
@@ -95,12 +100,16 @@ class SharedDims(Geometry):
             raise ValueError(f"shared_dims: {self.shared_dims} exceeds d_k = {s.d_k}")
 
 
-@GEOMETRIES.register("random", "random")
+@GEOMETRIES.register("random", N_("random"))
 class RandomHeads(Geometry):
     """Uniformly random orthonormal heads in R^p (seeded)."""
 
     p: Int = Field(
-        64, ge=1, le=MAX_P, title="ambient dimension p (random)", description="Ambient dimension (geometry 'random')."
+        64,
+        ge=1,
+        le=MAX_P,
+        title=N_("ambient dimension p (random)"),
+        description=N_("Ambient dimension (geometry 'random')."),
     )
 
     def ambient_dim(self, s: ScenarioFields) -> int:

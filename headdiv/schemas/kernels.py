@@ -12,6 +12,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
+from headdiv.i18n import N_
 from headdiv.schemas.bandwidths import bandwidth
 from headdiv.schemas.fields import Float, Sweep
 from headdiv.schemas.registry import Choice, Registry
@@ -33,7 +34,7 @@ class Kernel(Choice):
 KERNELS: Registry[Kernel] = Registry("kernel", Kernel)
 
 
-@KERNELS.register("gaussian", "Gaussian")
+@KERNELS.register("gaussian", N_("Gaussian"))
 class Gaussian(Kernel):
     """exp(-|q - k|² / 2h²): a local kernel, with the bandwidth rule's h."""
 
@@ -43,12 +44,16 @@ class Gaussian(Kernel):
         return 1.0 / bandwidth(s, d) ** 2
 
 
-@KERNELS.register("softmax", "Transformer softmax")
+@KERNELS.register("softmax", N_("Transformer softmax"))
 class Softmax(Kernel):
     """exp(q·k / (T √d)): scaled dot-product attention, a non-local kernel."""
 
     temperature: Annotated[Float, Sweep((0.25, 0.5, 1, 2, 4))] = Field(
-        1.0, ge=1e-2, le=1e3, title="temperature (softmax)", description="Softmax temperature (kernel 'softmax')."
+        1.0,
+        ge=1e-2,
+        le=1e3,
+        title=N_("temperature (softmax)"),
+        description=N_("Softmax temperature (kernel 'softmax')."),
     )
 
     def logit_scale(self, s: ScenarioFields, d: int) -> float:

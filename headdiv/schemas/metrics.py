@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from headdiv.i18n import N_
+
 CellSummary = dict[str, Any]
 """The numbers of one cell that a multi-cell job's result is assembled from (the keys of `CELL_SUMMARY`)."""
 
@@ -21,10 +23,10 @@ CELL_SUMMARY: tuple[str, ...] = (
 
 SURFACE_METRICS: dict[str, str] = {
     "mse": "MSE",
-    "bias2": "Bias²",
-    "variance": "Variance",
-    "covariance": "Covariance",
-    "mse_se": "MSE standard error",
+    "bias2": N_("Bias²"),
+    "variance": N_("Variance"),
+    "covariance": N_("Covariance"),
+    "mse_se": N_("MSE standard error"),
     "hdi": "HDI",
-    "effective_heads": "Effective heads",
+    "effective_heads": N_("Effective heads"),
 }

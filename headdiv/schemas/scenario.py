@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from headdiv.i18n import N_
 from headdiv.schemas.bandwidths import BANDWIDTH_RULES
 from headdiv.schemas.cost import dominant, scenario_counts, work_of
 from headdiv.schemas.engine_settings import get_engine_settings
@@ -86,37 +87,47 @@ class ScenarioCore(StrictModel):
         }
     )
 
-    H: Annotated[Int, Sweep((1, 2, 4, 8, 16))] = Field(4, ge=1, le=64, title="heads H", description="Number of heads.")
+    H: Annotated[Int, Sweep((1, 2, 4, 8, 16))] = Field(
+        4, ge=1, le=64, title=N_("heads H"), description=N_("Number of heads.")
+    )
     d_k: Annotated[Int, Sweep((1, 2, 4, 8, 16))] = Field(
-        4, ge=1, le=256, title="head dimension d_k", description="Dimension of each head."
+        4, ge=1, le=256, title=N_("head dimension d_k"), description=N_("Dimension of each head.")
     )
     n: Annotated[Int, Sweep((32, 64, 128, 256, 512, 1024))] = Field(
-        256, ge=2, le=65536, title="sample size n", description="Training sample size."
+        256, ge=2, le=65536, title=N_("sample size n"), description=N_("Training sample size.")
     )
     dependence: Dependence = Field(
         "iid",
-        title="token dependence",
-        description="Training inputs i.i.d., or an AR(1) chain x_i = φ x_(i-1) + √(1-φ²) z_i (stationary N(0, I)).",
+        title=N_("token dependence"),
+        description=N_("Training inputs i.i.d., or an AR(1) chain x_i = φ x_(i-1) + √(1-φ²) z_i (stationary N(0, I))."),
     )
     phi: Annotated[Float, Sweep((0, 0.25, 0.5, 0.75, 0.9))] = Field(
-        0.0, ge=0, lt=0.99, title="AR(1) φ", description="Correlation of consecutive training inputs (dependence ar1)."
+        0.0,
+        ge=0,
+        lt=0.99,
+        title=N_("AR(1) φ"),
+        description=N_("Correlation of consecutive training inputs (dependence ar1)."),
     )
-    geometry: GeometryName = Field("equiangular", title="geometry", description="How the heads' subspaces are placed.")
-    target: TargetName = Field("sine", title="target f", description="Regression function f in m(x) = f(a.x).")
-    signal: Signal = Field("shared", title="signal", description="Where the signal direction a lives.")
+    geometry: GeometryName = Field(
+        "equiangular", title=N_("geometry"), description=N_("How the heads' subspaces are placed.")
+    )
+    target: TargetName = Field("sine", title=N_("target f"), description=N_("Regression function f in m(x) = f(a.x)."))
+    signal: Signal = Field("shared", title=N_("signal"), description=N_("Where the signal direction a lives."))
     noise: Annotated[Float, Sweep((0, 0.25, 0.5, 1, 2))] = Field(
-        0.5, ge=0, le=100, title="noise σ", description="Standard deviation of the response noise."
+        0.5, ge=0, le=100, title=N_("noise σ"), description=N_("Standard deviation of the response noise.")
     )
-    kernel: KernelName = Field("gaussian", title="kernel", description="NW kernel: Gaussian, or Transformer softmax.")
+    kernel: KernelName = Field(
+        "gaussian", title=N_("kernel"), description=N_("NW kernel: Gaussian, or Transformer softmax.")
+    )
     bandwidth_rule: BandwidthRuleName = Field(
-        "scott", title="bandwidth rule", description="Bandwidth of the Gaussian kernel."
+        "scott", title=N_("bandwidth rule"), description=N_("Bandwidth of the Gaussian kernel.")
     )
-    weights: WeightsName = Field("uniform", title="weights", description="How the heads are combined.")
+    weights: WeightsName = Field("uniform", title=N_("weights"), description=N_("How the heads are combined."))
     replicates: Annotated[Int, Sweep((20, 50, 100, 200))] = Field(
-        200, ge=2, le=5000, title="replicates R", description="Independent training sets R."
+        200, ge=2, le=5000, title=N_("replicates R"), description=N_("Independent training sets R.")
     )
-    queries: Int = Field(64, ge=1, le=1024, title="query points", description="Fixed query points.")
-    seed: Seed = Field(0, title="seed", description="Seed of every random draw.")
+    queries: Int = Field(64, ge=1, le=1024, title=N_("query points"), description=N_("Fixed query points."))
+    seed: Seed = Field(0, title=N_("seed"), description=N_("Seed of every random draw."))
 
     _work: float | None = PrivateAttr(None)
     """`work`, computed once: the budget check, the job's total, its batches and its progress all read it."""

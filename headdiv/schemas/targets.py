@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from headdiv.i18n import N_
 from headdiv.schemas.registry import Choice, Registry
 
 
@@ -23,7 +24,7 @@ class Target(Choice):
 TARGETS: Registry[Target] = Registry("target", Target)
 
 
-@TARGETS.register("constant", "constant 0")
+@TARGETS.register("constant", N_("constant 0"))
 class Constant(Target):
     """m(x) = 0: the response is pure noise."""
 
@@ -31,7 +32,7 @@ class Constant(Target):
         return t.new_zeros(t.shape)
 
 
-@TARGETS.register("linear", "linear")
+@TARGETS.register("linear", N_("linear"))
 class Linear(Target):
     """m(x) = a·x."""
 

@@ -20,6 +20,7 @@ from typing import Annotated, Any, ClassVar, Protocol
 import numpy as np
 from pydantic import Field
 
+from headdiv.i18n import N_
 from headdiv.schemas.fields import Float, Slider, Sweep
 from headdiv.schemas.registry import Choice, Registry
 from headdiv.schemas.results.result_parts import ParamScan
@@ -132,7 +133,7 @@ def optimal(m: ErrorMoments) -> np.ndarray:
     return np.asarray(x / total)
 
 
-@WEIGHTINGS.register("uniform", "uniform")
+@WEIGHTINGS.register("uniform", N_("uniform"))
 class Uniform(FixedWeights):
     """Every head weighs 1/H: the plain average of the paper's Theorem 4.2."""
 
@@ -140,12 +141,12 @@ class Uniform(FixedWeights):
         return uniform(m.head_mse.size)
 
 
-@WEIGHTINGS.register("geometric", "geometric (ρ)")
+@WEIGHTINGS.register("geometric", N_("geometric (ρ)"))
 class Geometric(FixedWeights):
     """The k-th best head weighs ρ^(k-1), normalised."""
 
     rho: Annotated[Float, Slider(0.05, 1.0, 0.05), Sweep((0.1, 0.3, 0.5, 0.7, 0.9, 1))] = Field(
-        0.7, gt=0, le=1, title="ρ (geometric)", description="Ratio of geometric weights."
+        0.7, gt=0, le=1, title=N_("ρ (geometric)"), description=N_("Ratio of geometric weights.")
     )
 
     def alpha(self, m: ErrorMoments) -> np.ndarray:
@@ -160,7 +161,7 @@ class Geometric(FixedWeights):
         return ParamScan(param="rho", values=RHO_GRID.tolist(), mse=mse.tolist(), best=best)
 
 
-@WEIGHTINGS.register("fibonacci", "Fibonacci")
+@WEIGHTINGS.register("fibonacci", N_("Fibonacci"))
 class Fibonacci(FixedWeights):
     """The best head weighs F_H, the next F_(H-1), ..., normalised."""
 
@@ -168,7 +169,7 @@ class Fibonacci(FixedWeights):
         return fibonacci(m.head_mse)
 
 
-@WEIGHTINGS.register("optimal", "optimal")
+@WEIGHTINGS.register("optimal", N_("optimal"))
 class Optimal(FixedWeights):
     """M⁺1 / 1ᵀM⁺1: the fixed weights of least MSE on these draws."""
 
@@ -176,7 +177,7 @@ class Optimal(FixedWeights):
         return optimal(m)
 
 
-@WEIGHTINGS.register("maw", "MAW gating (β)")
+@WEIGHTINGS.register("maw", N_("MAW gating (β)"))
 class Maw(GatedWeights):
     """A per-query softmax gate over heads from their attention statistics (the MAW gate).
 
@@ -186,7 +187,7 @@ class Maw(GatedWeights):
     """
 
     beta: Annotated[Float, Slider(0.0, 5.0, 0.1), Sweep((0, 0.5, 1, 2, 5))] = Field(
-        0.5, ge=0, le=100, title="β (MAW)", description="MAW gating strength; sharpness is 1 + 10 beta."
+        0.5, ge=0, le=100, title=N_("β (MAW)"), description=N_("MAW gating strength; sharpness is 1 + 10 beta.")
     )
 
     def gate(self, sums: AttentionSums) -> Any:

@@ -46,7 +46,7 @@ def follows(page: Any, key: str, value: str) -> None:
 def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, server_url: str) -> None:
     """Each page keeps its own language (`lang`): the lecturer's is not the room's state, a phone opened with
     one keeps it in every state it follows, one opened without stays its browser's."""
-    with phone(browser, f"{server_url}/?present=1&lang=es&{SMALL}", 1440, 900) as lecturer:
+    with phone(browser, f"{server_url}/?present=1&lang=en&{SMALL}", 1440, 900) as lecturer:
         lecturer.wait_for_selector("#room-bar .room-code")
         code = lecturer.inner_text("#room-bar .room-code").split()[-1]
         link = lecturer.get_attribute("#room-bar .room-link", "href")

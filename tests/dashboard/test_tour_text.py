@@ -13,6 +13,7 @@ from headdiv.dashboard.page.app import build_registry
 from headdiv.dashboard.page.client_config import client_config, sets_only_defaults
 from headdiv.dashboard.page.components import EXPLANATIONS
 from headdiv.dashboard.teaching.presets import PRESETS
+from headdiv.dashboard.teaching.tour_markup import plain_text, text_parts
 from headdiv.dashboard.teaching.tour_story import active_preset
 from headdiv.dashboard.teaching.tour_text import closing, narrative, rich
 from headdiv.dashboard.teaching.tours import (
@@ -21,9 +22,7 @@ from headdiv.dashboard.teaching.tours import (
     end_link,
     expand,
     next_tour,
-    plain_text,
     step_link,
-    text_parts,
 )
 from headdiv.dashboard.views import VIEWS
 

@@ -119,7 +119,7 @@
       if (id) {
         var s = p.stories[id];
         return (!hidden && cls === "tour-panel preset-story" && title === s[0])
-          ? none : [{}, "tour-panel preset-story", "Preset", s[0], s[1]];
+          ? none : [{}, "tour-panel preset-story", p.word, s[0], s[1]];
       }
       return hidden ? none : [{display: "none"}, "tour-panel", "", "", ""];
     },

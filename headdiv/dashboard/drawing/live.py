@@ -45,6 +45,7 @@ from headdiv.dashboard.drawing.view_jobs import Request, computed, request_key
 from headdiv.dashboard.page.sidebar_simulation import headline
 from headdiv.dashboard.page.url_state import PageState, UrlRegistry
 from headdiv.dashboard.teaching.tours import expand
+from headdiv.i18n import SOURCE, spoken
 from headdiv.jobs.kinds import kind_at
 from headdiv.plumbing.kept import code_digest, keep, read_kept
 from headdiv.schemas.results.result_parts import ResultModel
@@ -144,8 +145,11 @@ def figure_key(view_id: str, req: Request, variant: Mapping[str, Any]) -> str:
 
 
 def variant_of(state: PageState, part: LivePart) -> dict[str, Any]:
-    """What, beside the request, changes a part's figures: large fonts, and its `variant` parameters."""
-    return {"large": bool(state.get("large")), **{name: state.get(name) for name in part.variant}}
+    """What, beside the request, changes a part's figures: large fonts, the language their words are in, and
+    its `variant` parameters."""
+    variant = {"large": bool(state.get("large")), **{name: state.get(name) for name in part.variant}}
+    language = spoken()
+    return variant if language == SOURCE else {**variant, "lang": language}
 
 
 def with_large_fonts(fig: go.Figure) -> go.Figure:

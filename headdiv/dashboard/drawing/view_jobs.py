@@ -26,7 +26,9 @@ from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.drawing.export import reproduce_commands, result_to_csv
 from headdiv.dashboard.drawing.shared_callbacks import pure_callback
 from headdiv.dashboard.page.component_ids import view_state
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState
+from headdiv.i18n import N_
 from headdiv.jobs.kinds import kind_at
 from headdiv.jobs.state import JobState
 from headdiv.plumbing.lru import ByteLRU
@@ -35,6 +37,8 @@ from headdiv.schemas.results.result_parts import ResultModel
 Request = tuple[str, dict[str, Any]]
 Build = Callable[[PageState], Request | None]
 HIDDEN = {"display": "none"}
+STATUS_WORDS: dict[str, str] = {"queued": N_("queued"), "running": N_("running")}
+"""What the status line calls an unfinished job's state (translated where shown)."""
 
 
 @dataclass(frozen=True)
@@ -68,21 +72,22 @@ def _bar(progress: float) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _finished(job: JobState, key: str) -> tuple[dict[str, Any], str]:
-    note = "from cache" if job.cached else "computed"
+    note = _("from cache") if job.cached else _("computed")
     seconds = (job.result or {}).get("seconds")
     if isinstance(seconds, (int, float)) and not job.cached:
-        note = f"computed in {seconds:.2f} s"
+        note = _("computed in {seconds} s").format(seconds=f"{seconds:.2f}")
     cells = job.cells
     if cells is not None and not job.cached and cells.total > 1 and cells.from_cache:
-        note += f" ({cells.from_cache} of {cells.total} cells from cache)"
+        note += " " + _("({cached} of {total} cells from cache)").format(cached=cells.from_cache, total=cells.total)
     return {"key": key, "result": job.result}, note
 
 
 def progress_text(job: JobState) -> str:
     """`running 12 / 35 cells` for a job made of cells, `running 40%` otherwise."""
+    status = _(STATUS_WORDS[job.status]) if job.status in STATUS_WORDS else job.status
     if job.cells is not None and job.cells.total > 1:
-        return f"{job.status} {job.cells.done} / {job.cells.total} cells"
-    return f"{job.status} {100 * (job.progress or 0):.0f}%"
+        return _("{status} {done} / {total} cells").format(status=status, done=job.cells.done, total=job.cells.total)
+    return _("{status} {percent}%").format(status=status, percent=f"{100 * (job.progress or 0):.0f}")
 
 
 def register_job(
@@ -165,8 +170,8 @@ def register_job(
             try:
                 client.cancel(job_data["id"])
             except ApiError as exc:
-                return out(status=f"could not cancel: {exc.message}", cls="job-status error")
-            return out(job=None, status="canceled", cls="job-status")
+                return out(status=_("could not cancel: {message}").format(message=exc.message), cls="job-status error")
+            return out(job=None, status=_("canceled"), cls="job-status")
         if trigger == f"{prefix}-poll":
             if not job_data.get("id"):
                 return out(job=None)
@@ -184,7 +189,7 @@ def register_job(
         commands: Any = no_update
         if reproduce:
             commands = (
-                "nothing to compute for this view"
+                _("nothing to compute for this view")
                 if req is None
                 else reproduce_commands(client.api_url, req[0], req[1])
             )

@@ -15,6 +15,7 @@ from dash import ClientsideFunction, State
 from headdiv.dashboard.page.url_state import SCENARIO_KEYS, PageState, UrlRegistry
 from headdiv.dashboard.teaching.presets import PRESETS, Preset
 from headdiv.dashboard.teaching.tours import PAGE_KEYS
+from headdiv.i18n import _
 
 if TYPE_CHECKING:
     from headdiv.dashboard.views.view_protocol import View
@@ -75,7 +76,8 @@ def client_config(registry: UrlRegistry, views: list[View]) -> dict[str, Any]:
             },
             "views": {p.id: p.tab for p in PRESETS},
             "plain": {p.id: sets_only_defaults(registry, p) for p in PRESETS},
-            "stories": {p.id: [p.name, p.story] for p in PRESETS},
+            "stories": {p.id: [_(p.name), _(p.story)] for p in PRESETS},
+            "word": _("Preset"),
             "hiding": list(HIDING_PRESETS),
         },
         "play": {"play": PLAY, "pause": PAUSE, "steps": PLAY_STEPS},

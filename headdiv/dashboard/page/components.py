@@ -9,8 +9,10 @@ from typing import Any, cast
 from dash import Output, dcc, html
 from dash.development.base_component import Component
 
+from headdiv.dashboard.page.language import _, spoken
 from headdiv.dashboard.standalone.buttons import view_exports
 from headdiv.figures.theme import empty_figure
+from headdiv.i18n import SOURCE
 
 EXPLANATIONS = Path(__file__).resolve().parents[1] / "explanations"
 
@@ -49,16 +51,32 @@ def graph(name: str, message: str = "computing…", **style: Any) -> Component:
     )
 
 
+def explanation_text(name: str, code: str | None = None) -> tuple[str, str]:
+    """The explanation `name` in the language `code` (the one spoken now by default), as (text, its
+    language): `explanations/<code>/<name>.md`, else the English `explanations/<name>.md` (English, the
+    pseudo-languages, a translation not written yet)."""
+    code = spoken() if code is None else code
+    translated = EXPLANATIONS / code / f"{name}.md"
+    if code != SOURCE and translated.is_file():
+        return translated.read_text(encoding="utf-8"), code
+    return (EXPLANATIONS / f"{name}.md").read_text(encoding="utf-8"), SOURCE
+
+
 def explanation(name: str) -> Component:
-    """The Markdown beside a view (formulas in MathJax), read from `explanations/<name>.md`. It comes with
+    """The Markdown beside a view (formulas in MathJax), read from `explanations/<lang>/<name>.md` in the
+    language spoken now, else from the English `explanations/<name>.md` (then marked `lang="en"`, so a
+    screen reader on a page in another language reads it as English). It comes with
     MathJax off and its text hidden: assets/typeset_later.js turns MathJax on once the page's first charts
     are drawn, since fetching MathJax and typesetting would take the CPU those charts wait for, and shows
     the text once typeset (raw TeX is never seen). Its id, `explain-<name>`, is what a tour's text links to."""
-    text = (EXPLANATIONS / f"{name}.md").read_text(encoding="utf-8")
+    page = spoken()
+    text, used = explanation_text(name, page)
+    lang = {"lang": used} if used != page else {}
     return html.Aside(
         dcc.Markdown(text, mathjax=False, id={"type": "explain", "name": name}),
         id=f"explain-{name}",
         className="explain part-explain math-pending",
+        **cast(dict[str, Any], lang),
     )
 
 
@@ -83,12 +101,12 @@ def job_status(prefix: str) -> Component:
                 style={"display": "none"},
                 **cast(
                     dict[str, Any],
-                    {"aria-label": "progress of the computation", "aria-describedby": f"{prefix}-status"},
+                    {"aria-label": _("progress of the computation"), "aria-describedby": f"{prefix}-status"},
                 ),
             ),
             html.Span(id=f"{prefix}-status", className="job-status", role="status"),
             html.Button(
-                "Cancel",
+                _("Cancel"),
                 id=f"{prefix}-cancel",
                 className="btn btn-small btn-cancel",
                 n_clicks=0,
@@ -101,8 +119,8 @@ def job_status(prefix: str) -> Component:
 
 def _downloads(prefix: str) -> list[Component]:
     return [
-        html.Button("Download JSON", id=f"{prefix}-dl-json", className="btn btn-small", n_clicks=0),
-        html.Button("Download CSV", id=f"{prefix}-dl-csv", className="btn btn-small", n_clicks=0),
+        html.Button(_("Download JSON"), id=f"{prefix}-dl-json", className="btn btn-small", n_clicks=0),
+        html.Button(_("Download CSV"), id=f"{prefix}-dl-csv", className="btn btn-small", n_clicks=0),
         dcc.Download(id=f"{prefix}-download"),
     ]
 
@@ -119,10 +137,10 @@ def export_bar(prefix: str) -> Component:
             *_downloads(prefix),
             html.Details(
                 [
-                    html.Summary("Reproduce"),
+                    html.Summary(_("Reproduce")),
                     html.Div(
                         [
-                            dcc.Clipboard(target_id=f"{prefix}-reproduce", className="clip", title="copy"),
+                            dcc.Clipboard(target_id=f"{prefix}-reproduce", className="clip", title=_("copy")),
                             html.Pre(id=f"{prefix}-reproduce", className="reproduce"),
                         ],
                         className="reproduce-box",

@@ -12,6 +12,7 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from headdiv.dashboard.page.components import control, log_scale, number_input
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.play import with_play
 from headdiv.dashboard.page.url_state import PageState, Param, UrlRegistry, scenario_control_id
 from headdiv.schemas import Scenario
@@ -56,11 +57,11 @@ def field_control(p: Param, state: PageState) -> Component:
     value = p.component_value(state[p.name])
     if p.kind == "choice":
         registry = CHOICES.get(p.name)
-        options = [{"label": e.label, "value": e.name} for e in registry] if registry else list(p.choices)
+        options = [{"label": _(e.label), "value": e.name} for e in registry] if registry else list(p.choices)
         return dcc.Dropdown(options=options, value=value, id=cid, clearable=False, searchable=False)
     if p.kind == "floats":
         return dcc.Input(
-            id=cid, type="text", value=value, debounce=True, placeholder="e.g. 0, 30, 60, 90", className="text-input"
+            id=cid, type="text", value=value, debounce=True, placeholder=_("e.g. 0, 30, 60, 90"), className="text-input"
         )
     return number_input(cid, value, low=p.lo, high=p.hi, step=1 if p.kind == "int" else "any")
 
@@ -68,8 +69,8 @@ def field_control(p: Param, state: PageState) -> Component:
 def labelled(p: Param, widget: Component) -> Component:
     """A scenario control with its value badge and a line (`why-<name>`) saying why it is disabled, when a
     view does not use it (filled by the app from the views' `ignores`)."""
-    label = html.Span([p.label or p.name, html.Span(id=f"lbl-{p.name}", className="value-badge")])
-    box = control(label, widget, p.name, p.help)  # type: ignore[arg-type]
+    label = html.Span([_(p.label or p.name), html.Span(id=f"lbl-{p.name}", className="value-badge")])
+    box = control(label, widget, p.name, _(p.help) if p.help else "")  # type: ignore[arg-type]
     box.children = [*box.children, html.Div(id=f"why-{p.name}", className="why-disabled")]  # type: ignore[attr-defined,misc]
     return box
 
@@ -77,7 +78,7 @@ def labelled(p: Param, widget: Component) -> Component:
 def scenario_sidebar(registry: UrlRegistry, state: PageState) -> Component:
     params = [p for p in registry if p.scenario]
     primary = [
-        labelled(p, with_play(primary_slider(p, state), p.component or p.name, p.label))
+        labelled(p, with_play(primary_slider(p, state), p.component or p.name, _(p.label or p.name)))
         for p in params
         if p.name in PRIMARY
     ]
@@ -86,7 +87,7 @@ def scenario_sidebar(registry: UrlRegistry, state: PageState) -> Component:
         [
             html.Div(primary, className="primary-controls"),
             html.Details(
-                [html.Summary("Advanced scenario"), html.Div(advanced, className="advanced-grid")],
+                [html.Summary(_("Advanced scenario")), html.Div(advanced, className="advanced-grid")],
                 className="advanced part-advanced",
                 id="advanced",
             ),
@@ -109,4 +110,4 @@ def view_owned_control(registry: UrlRegistry, state: PageState, name: str) -> Co
         id=scenario_control_id(name),
         marks={slider.lo: f"{slider.lo:g}", slider.hi: f"{slider.hi:g}"},
     )
-    return labelled(p, with_play(widget, scenario_control_id(name), p.label or name))
+    return labelled(p, with_play(widget, scenario_control_id(name), _(p.label or name)))

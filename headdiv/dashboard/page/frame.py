@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from dash import dcc, html
 from dash.development.base_component import Component
@@ -32,14 +32,16 @@ def _stat(label: str, short: str, sid: str, hint: str) -> Component:
     )
 
 
-def _language_picker() -> Component:
+def _language_picker(where: str) -> Component:
     """The page's language, chosen among every language in its own name and script (the pseudo-languages only
-    on a page in one of them); a choice reloads the page in it (`?lang=`, assets/language_picker.js)."""
+    on a page in one of them); a choice reloads the page in it (`?lang=`, assets/language_picker.js). One in
+    the header, and one at the page's foot for a phone, where the header has no room left (style.css)."""
     now = spoken()
     shown = [code for code, lang in LANGUAGES.items() if not lang.pseudo or code == now]
+    pid = "lang-picker" if where == "header" else f"lang-picker-{where}"
     return html.Div(
         [
-            html.Label(_("Language"), htmlFor="lang-picker", className="tool-label"),
+            html.Label(_("Language"), htmlFor=pid, className="tool-label"),
             html.Select(
                 [
                     html.Option(
@@ -51,14 +53,14 @@ def _language_picker() -> Component:
                     )
                     for code in shown
                 ],
-                id="lang-picker",
+                id=pid,
                 name="lang",
-                title=_("Language"),
-                **{"aria-label": _("Language")},
                 className="lang-picker",
+                title=_("Language"),
+                **cast(Any, {"aria-label": _("Language")}),
             ),
         ],
-        className="tool language",
+        className=f"tool language language-{where}",
     )
 
 
@@ -132,7 +134,7 @@ def _header() -> Component:
                         ],
                         className="tool part-export",
                     ),
-                    _language_picker(),
+                    _language_picker("header"),
                 ],
                 className="header-tools",
             ),
@@ -145,7 +147,9 @@ def _sidebar(registry: UrlRegistry, state: PageState) -> Component:
     presets = html.Div(
         [html.H2(_("Presets"))]
         + [
-            html.Button(p.name, id={"type": "preset", "name": p.id}, title=p.story, className="preset", n_clicks=0)
+            html.Button(
+                _(p.name), id={"type": "preset", "name": p.id}, title=_(p.story), className="preset", n_clicks=0
+            )
             for p in PRESETS
         ],
         className="presets part-presets",
@@ -217,6 +221,7 @@ def page_layout(registry: UrlRegistry, views: list[View]) -> Component:
                 ],
                 className="page",
             ),
+            html.Footer(_language_picker("foot"), className="page-foot"),
         ],
         id="root",
         className="root",

@@ -1,24 +1,23 @@
-"""The language of the page a request serves, and its words (docs/languages.md).
+"""The language of the page a request serves (docs/languages.md).
 
 A request for the page, its layout, a callback or a live answer is answered in the page's language
 (`i18n.page_language`: the `lang` of its URL or of the page it came from, else the browser's, else English),
-found once per request. What is built once for everyone is built once per language instead, under
-`speaking(code)`: the page's layout, the shared answers. Text is marked `_("...")` where it is shown, or
-`N_("...")` where it is defined once (a view's label) and passed through `_` where it is shown.
+found once per request and made the ambient language of `headdiv.i18n` (`_`, `spoken`), so the figures
+drawn for it speak it too. What is built once for everyone is built once per language instead, under
+`speaking(code)`: the page's layout, the shared answers, the live figures (keyed by language). Text is
+marked `_("...")` where it is shown, or `N_("...")` where it is defined once (a view's label) and passed
+through `_` where it is shown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-
 import flask
 
-from headdiv.i18n import LANGUAGES, SOURCE, Language, translator
+from headdiv.i18n import SOURCE
 from headdiv.i18n.choosing import page_language
+from headdiv.i18n.speaking import _, speaking, spoken, spoken_language, use_ambient
 
-_SPEAKING: ContextVar[str | None] = ContextVar("headdiv_speaking", default=None)
+__all__ = ["_", "request_language", "speaking", "spoken", "spoken_language"]
 
 
 def request_language() -> str:
@@ -35,25 +34,8 @@ def request_language() -> str:
     return str(found)
 
 
-def spoken() -> str:
-    """The language text is written in now: the one being built (`speaking`), else the request's."""
-    return _SPEAKING.get() or request_language()
+def _in_request() -> str | None:
+    return request_language() if flask.has_request_context() else None
 
 
-def spoken_language() -> Language:
-    return LANGUAGES[spoken()]
-
-
-@contextmanager
-def speaking(code: str) -> Iterator[None]:
-    """Text marked `_` inside is written in `code` (a layout built once per language)."""
-    token = _SPEAKING.set(code)
-    try:
-        yield
-    finally:
-        _SPEAKING.reset(token)
-
-
-def _(message: str) -> str:
-    """`message` in the language spoken now."""
-    return translator(spoken()).gettext(message)
+use_ambient(_in_request)

@@ -12,12 +12,14 @@ from dash import ALL, MATCH, Dash, Input, Output, State, dcc, html
 from dash.development.base_component import Component
 
 from headdiv.dashboard.page.client_config import PLAY, clientside, config_state
+from headdiv.dashboard.page.language import _
 
 PACE_MS = 1500
 
 
 def with_play(slider: Component, slider_id: str, label: str) -> Component:
-    """The slider with a play button beside it (and the timer that paces it)."""
+    """The slider with a play button beside it (and the timer that paces it); `label` is the slider's label as
+    shown (already in the page's language)."""
     return html.Div(
         [
             slider,
@@ -26,7 +28,7 @@ def with_play(slider: Component, slider_id: str, label: str) -> Component:
                 id={"type": "play", "slider": slider_id},
                 n_clicks=0,
                 className="btn btn-small play-btn",
-                title=f"play {label} through its range",
+                title=_("play {label} through its range").format(label=label),
             ),
             dcc.Interval(id={"type": "play-tick", "slider": slider_id}, interval=PACE_MS, disabled=True),
         ],

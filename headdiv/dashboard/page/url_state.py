@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode
 from pydantic import ValidationError
 
 from headdiv.dashboard.page.param import Param, Value, checkbox
-from headdiv.i18n import LANGUAGES
+from headdiv.i18n import LANGUAGES, N_, _
 from headdiv.schemas import Scenario
 from headdiv.schemas.fields import error_field, error_message, field_bounds
 from headdiv.schemas.scenario import FIELD_ORDER
@@ -47,7 +47,7 @@ _CONVERSIONS: dict[str, dict[str, Callable[[Any], Any]]] = {
 
 
 INACTIVE_WHEN: dict[str, tuple[Callable[[Mapping[str, Value]], bool], str]] = {
-    "phi": (lambda v: v.get("dependence", "iid") == "iid", "i.i.d. tokens: φ enters only with AR(1) dependence"),
+    "phi": (lambda v: v.get("dependence", "iid") == "iid", N_("i.i.d. tokens: φ enters only with AR(1) dependence")),
 }
 """Scenario keys that do not enter the scenario in some states: when, and why (their controls are then
 disabled on every view)."""
@@ -55,7 +55,7 @@ disabled on every view)."""
 
 def inactive_scenario_keys(values: Mapping[str, Value]) -> dict[str, str]:
     """The keys of `INACTIVE_WHEN` that do not enter the scenario `values` describes, with why."""
-    return {key: why for key, (idle, why) in INACTIVE_WHEN.items() if idle(values)}
+    return {key: _(why) for key, (idle, why) in INACTIVE_WHEN.items() if idle(values)}
 
 
 def scenario_params() -> list[Param]:
@@ -320,7 +320,7 @@ class UrlRegistry:
     def repair_scenario(self, values: dict[str, Value], given: set[str]) -> list[str]:
         """Fall back to defaults for the scenario keys that break a cross-field rule or the budget."""
         notices: list[str] = []
-        for _ in range(len(SCENARIO_KEYS) + 1):
+        for _attempt in range(len(SCENARIO_KEYS) + 1):
             errors = scenario_errors(values)
             if not errors:
                 return notices

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dash import html
 
+from headdiv.dashboard.page.language import _
+
 EXPORT_PATH = "_export"
 """Under the dashboard's prefix: `tour/<name>.html`, `view.html?<query>` (`routes`)."""
 
@@ -18,33 +20,35 @@ def view_exports() -> html.Div:
 def view_file_button() -> html.A:
     """The shown view, at the page's state: assets/export_format.js puts the page's query on it when clicked."""
     return html.A(
-        "This view as HTML",
+        _("This view as HTML"),
         href=f"{EXPORT_PATH}/view.html",
         download="",
         className="btn btn-small export-html",
-        title="One HTML file with this view's charts (interactive), its scenario and formulas: "
-        "it opens with no server and no network",
+        title=_(
+            "One HTML file with this view's charts (interactive), its scenario and formulas: "
+            "it opens with no server and no network"
+        ),
     )
 
 
 def slides_button() -> html.Button:
     """Each chart of the view shown as a 1920x1080 PNG with large type, drawn in the browser (assets/slides.js)."""
     return html.Button(
-        "PNG for slides",
+        _("PNG for slides"),
         className="btn btn-small slides-png",
-        title="Each chart of this view as a 1920×1080 PNG with a projector's type sizes, one file per chart",
+        title=_("Each chart of this view as a 1920×1080 PNG with a projector's type sizes, one file per chart"),
     )
 
 
 def tour_file_button() -> html.A:
     """The whole tour as one file; its `href` is the tour's (`tour_file_link`), set with the step."""
     return html.A(
-        "Download this tour",
+        _("Download this tour"),
         id="tour-download",
         href="",
         download="",
         className="btn btn-small tour-download",
-        title="One HTML file with every step's charts: open it with no server and no network",
+        title=_("One HTML file with every step's charts: open it with no server and no network"),
     )
 
 

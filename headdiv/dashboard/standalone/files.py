@@ -13,7 +13,8 @@ from headdiv.dashboard.page.url_state import PageState, UrlRegistry
 from headdiv.dashboard.standalone.document import document
 from headdiv.dashboard.standalone.math_text import render
 from headdiv.dashboard.standalone.snapshot import Snapshot, explanation_of, snapshot
-from headdiv.dashboard.teaching.tours import Question, Tour, expand, plain_text
+from headdiv.dashboard.teaching.tour_markup import plain_text
+from headdiv.dashboard.teaching.tours import Question, Tour, expand
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.version import __version__
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from headdiv.dashboard.page.language import _
+
 
 def poll_link(href: str | None, poll_id: str, public_url: str | None = None) -> str:
     """Where students answer: under the server's public address when one is configured (HEADDIV_PUBLIC_URL),
@@ -19,11 +21,11 @@ def unreachable_note(link: str) -> str | None:
     host = (urlsplit(link).hostname or "").lower()
     if host not in ("localhost", "::1", "0.0.0.0") and not host.startswith("127."):
         return None
-    return (
-        f"Phones cannot reach {host}: it is this computer's own address. Start the server with "
+    return _(
+        "Phones cannot reach {host}: it is this computer's own address. Start the server with "
         "headdiv serve --host 0.0.0.0 and open the page at this computer's network address, or set "
         "HEADDIV_PUBLIC_URL to the address students can reach."
-    )
+    ).format(host=host)
 
 
 def qr_data_uri(url: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from dash import dcc, html
 from dash.development.base_component import Component
 
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.standalone.buttons import tour_file_button
 from headdiv.dashboard.teaching.tours import TOURS, Question, step_link
 
@@ -39,7 +40,7 @@ def layout() -> Component:
             html.Div(
                 [
                     html.Button(
-                        "Ask the class",
+                        _("Ask the class"),
                         id="tour-poll-open",
                         n_clicks=0,
                         className="btn btn-small",
@@ -52,8 +53,8 @@ def layout() -> Component:
             ),
             html.Nav(
                 [
-                    dcc.Link("← previous", id="tour-prev", href="", className="btn tour-nav"),
-                    dcc.Link("next →", id="tour-next", href="", className="btn tour-nav"),
+                    dcc.Link(_("← previous"), id="tour-prev", href="", className="btn tour-nav"),
+                    dcc.Link(_("next →"), id="tour-next", href="", className="btn tour-nav"),
                     tour_file_button(),  # the whole tour as one HTML file that works offline
                 ],
                 id="tour-nav",
@@ -70,13 +71,13 @@ def layout() -> Component:
 def tour_links() -> Component:
     """The sidebar's list of tours: each opens its first step (the page's lecture flags carried along)."""
     return html.Div(
-        [html.H2("Tours")]
+        [html.H2(_("Tours"))]
         + [
             dcc.Link(
-                t.name,
+                _(t.name),
                 href=step_link(t.id, 1),
                 id={"type": "tour-link", "tour": t.id},
-                title=t.summary,
+                title=_(t.summary),
                 className="preset tour-link",
             )
             for t in TOURS.values()
@@ -84,11 +85,11 @@ def tour_links() -> Component:
         + [
             # assets/room.js: a room code, link and QR code; phones that open it follow this page, live
             html.Button(
-                "Present to the room",
+                _("Present to the room"),
                 id="present-btn",
                 type="button",
                 className="btn btn-small present-btn",
-                title="Phones that open the room's link show what this page shows, live",
+                title=_("Phones that open the room's link show what this page shows, live"),
             )
         ],
         className="presets tours part-presets",
@@ -97,22 +98,22 @@ def tour_links() -> Component:
 
 def question_block(q: Question) -> list[Component]:
     return [
-        html.P(q.prompt, className="tour-prompt"),
+        html.P(_(q.prompt), className="tour-prompt"),
         html.Div(
             [
-                html.Button(c.label, id={"type": "tour-choice", "choice": c.id}, n_clicks=0, className="btn choice")
+                html.Button(_(c.label), id={"type": "tour-choice", "choice": c.id}, n_clicks=0, className="btn choice")
                 for c in q.choices
             ],
             className="tour-choices",
             role="group",
         ),
-        html.P("Choose an answer to see the figure.", className="tour-hint"),
+        html.P(_("Choose an answer to see the figure."), className="tour-hint"),
     ]
 
 
 def answers(n: int) -> str:
-    """The poll's count as one reads it: "1 answer", "2 answers"."""
-    return f"{n} answer" if n == 1 else f"{n} answers"
+    """The poll's count as one reads it: "1 answer", "2 answers" (in the language spoken now)."""
+    return (_("{n} answer") if n == 1 else _("{n} answers")).format(n=n)
 
 
 def distribution(q: Question, poll: dict[str, Any]) -> Component:
@@ -125,7 +126,7 @@ def distribution(q: Question, poll: dict[str, Any]) -> Component:
         rows.append(
             html.Div(
                 [
-                    html.Span(c.label, className="dist-label"),
+                    html.Span(_(c.label), className="dist-label"),
                     html.Span(
                         html.Span(style={"width": f"{100 * n / total:.0f}%"}, className="dist-fill"),
                         className="dist-bar",
@@ -136,6 +137,11 @@ def distribution(q: Question, poll: dict[str, Any]) -> Component:
             )
         )
     return html.Div(
-        [html.P(f"The class ({answers(int(poll.get('total') or 0))}):", className="dist-title"), *rows],
+        [
+            html.P(
+                _("The class ({count}):").format(count=answers(int(poll.get("total") or 0))), className="dist-title"
+            ),
+            *rows,
+        ],
         className="dist",
     )

@@ -21,6 +21,7 @@ from dash.development.base_component import Component
 from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.drawing.shared_callbacks import pure_callback
 from headdiv.dashboard.page.client_config import clientside, config_state
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, UrlRegistry
 from headdiv.dashboard.standalone.buttons import tour_file_link
 from headdiv.dashboard.teaching.poll_links import poll_link, qr_data_uri, unreachable_note
@@ -68,13 +69,13 @@ def _poll_invitation(link: str, counts: dict[str, Any] | None) -> list[Component
     where phones cannot reach the link, why."""
     note = unreachable_note(link)
     return [
-        html.Img(src=qr_data_uri(link), alt=f"QR code of {link}", className="tour-qr"),
+        html.Img(src=qr_data_uri(link), alt=_("QR code of {link}").format(link=link), className="tour-qr"),
         html.Div(
             [
-                html.P("Answer on your phone:", className="tour-poll-label"),
+                html.P(_("Answer on your phone:"), className="tour-poll-label"),
                 html.A(link, href=link, target="_blank", id="tour-poll-link", className="tour-poll-link"),
                 html.P(
-                    f"{answers(int((counts or {}).get('total') or 0))} so far",
+                    _("{count} so far").format(count=answers(int((counts or {}).get("total") or 0))),
                     id="tour-poll-total",
                     className="tour-poll-total",
                 ),
@@ -118,8 +119,8 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
                 # the panel's frame and story are then `presetStory`'s (assets/clientside.js), which alone sees a
                 # preset chosen by its button whose state is its view's defaults (`tour_story.active_preset`)
                 return (no_update, no_update, no_update, "", no_update, no_update, [], "", "", "", "", hidden, "")
-            story: tuple[Any, ...] = (preset.name, preset.story, [], "", "", "", "", hidden, "")
-            return ({}, "tour-panel preset-story", "Preset", "", *story)
+            story: tuple[Any, ...] = (_(preset.name), _(preset.story), [], "", "", "", "", hidden, "")
+            return ({}, "tour-panel preset-story", _("Preset"), "", *story)
         tour, k = found
         step: Step = tour.steps[k - 1]
         n = len(tour.steps)
@@ -130,9 +131,9 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         return (
             {},
             "tour-panel",
-            f"Tour: {tour.name}",
-            f"step {k} of {n}",
-            step.title,
+            _("Tour: {name}").format(name=_(tour.name)),
+            _("step {step} of {steps}").format(step=k, steps=n),
+            _(step.title),
             narrative(tour, k, flags),
             question_block(step.question) if step.question else [],
             prev_href,
@@ -187,7 +188,9 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
         try:
             poll = client.post("/polls", {"topic": step_key(*found), "choices": [c.id for c in q.choices]})
         except ApiError as exc:
-            return no_update, html.P(f"The poll could not be opened: {exc.message}", className="job-status error")
+            return no_update, html.P(
+                _("The poll could not be opened: {message}").format(message=exc.message), className="job-status error"
+            )
         return {**(polls or {}), step_key(*found): str(poll.get("id", ""))}, no_update
 
     @app.callback(
@@ -221,7 +224,12 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
             try:
                 counts = client.get(f"/polls/{poll_id}")
             except ApiError as exc:
-                box.append(html.P(f"The poll cannot be read: {exc.message}", className="job-status error"))
+                box.append(
+                    html.P(
+                        _("The poll cannot be read: {message}").format(message=exc.message),
+                        className="job-status error",
+                    )
+                )
             if chosen is None:
                 # once revealed, the class's bars carry the count: the box gives its room on a projector's
                 # first screen to the figure
@@ -230,18 +238,20 @@ def register(app: Dash, client: ApiClient, registry: UrlRegistry, public_url: st
             return "tour-gate conceal", [], box, not poll_id, off if poll_id else {}
         picked = q.choice(chosen)
         right = q.choice(q.answer)
-        verdict = "Right" if chosen == q.answer else "Not quite"
+        verdict = _("Right: ") if chosen == q.answer else _("Not quite: ")
         reveal: list[Component] = [
             html.P(
                 [
-                    html.Strong(f"{verdict}: "),
-                    f"you chose “{picked.label if picked else chosen}”; the answer is “{right.label if right else q.answer}”.",
+                    html.Strong(verdict),
+                    _("you chose “{choice}”; the answer is “{answer}”.").format(
+                        choice=_(picked.label) if picked else chosen, answer=_(right.label) if right else q.answer
+                    ),
                 ],
                 className="tour-answer",
                 # the choice the step is revealed with, for a lecture room's phones (assets/room.js)
                 **{"data-choice": chosen},
             ),
-            html.P(rich(q.why), className="tour-why"),
+            html.P(rich(_(q.why)), className="tour-why"),
         ]
         if counts is not None:
             reveal.append(distribution(q, counts))

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dash import dcc, html
 from dash.development.base_component import Component
 
-from headdiv.dashboard.teaching.tours import Tour, end_link, next_tour, step_link, text_parts
+from headdiv.dashboard.page.language import _
+from headdiv.dashboard.teaching.tour_markup import text_parts
+from headdiv.dashboard.teaching.tours import Tour, end_link, next_tour, step_link
 
 
 def rich(text: str) -> list[str | Component]:
@@ -30,18 +32,18 @@ def closing(tour: Tour, k: int, keep: dict[str, str]) -> Component | None:
         return None
     after = next_tour(tour)
     links: list[str | Component] = [
-        "The tour ends here. ",
-        dcc.Link("End the tour", href=end_link(tour, k, keep), id="tour-end", className="btn tour-nav"),
+        _("The tour ends here. "),
+        dcc.Link(_("End the tour"), href=end_link(tour, k, keep), id="tour-end", className="btn tour-nav"),
     ]
     if after is not None:
         links += [
             " ",
             dcc.Link(
-                f"Next tour: {after.name} →",
+                _("Next tour: {name} →").format(name=_(after.name)),
                 href=step_link(after.id, 1, keep),
                 id="tour-next-tour",
                 className="btn tour-nav",
-                title=after.summary,
+                title=_(after.summary),
             ),
         ]
     return html.Span(links, className="tour-end")
@@ -50,4 +52,4 @@ def closing(tour: Tour, k: int, keep: dict[str, str]) -> Component | None:
 def narrative(tour: Tour, k: int, keep: dict[str, str]) -> list[str | Component]:
     """Step `k`'s narrative, with its links, and the way out on the last step."""
     end = closing(tour, k, keep)
-    return [*rich(tour.step(k).narrative), *([html.Br(), end] if end is not None else [])]
+    return [*rich(_(tour.step(k).narrative)), *([html.Br(), end] if end is not None else [])]

@@ -6,11 +6,13 @@ the link overrides it (a lecturer who moved a slider shares what the room saw). 
 strings read by the same registry as any link, so a step can never hold a value a link could not
 (tests/dashboard/test_tours.py parses every step of every tour). The claims follow docs/model.md and the
 paper's sections 4 (the decomposition, Theorem 4.2 and the bound (4.4)) and 6 (the budget H d_k = D).
+
+Every text a reader sees (name, summary, title, narrative, question, choices, why) is marked `N_` here and
+passed through `_` where it is shown (`tour_layout`, `tour_panel`, `tour_text`), in the page's language.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,27 +41,6 @@ class Question:
 
     def choice(self, cid: str) -> Answer | None:
         return next((c for c in self.choices if c.id == cid), None)
-
-
-EXPLAIN_REF = re.compile(r" \(\[([^\]]+)\]\(#explain-([a-z0-9-]+)\)\)")
-"""A reference in a tour's text to a view's explanation, written ` ([words](#explain-<name>))`: the panel makes
-it a link to the explanation beside the charts (`explanations/<name>.md`), which a student can open where a
-path into the repository's docs could not be."""
-
-
-def text_parts(text: str) -> list[str | tuple[str, str]]:
-    """`text` as plain runs and `(words, explanation name)` references, in order."""
-    parts: list[str | tuple[str, str]] = []
-    at = 0
-    for match in EXPLAIN_REF.finditer(text):
-        parts += [text[at : match.start()], (match.group(1), match.group(2))]
-        at = match.end()
-    return [p for p in [*parts, text[at:]] if p]
-
-
-def plain_text(text: str) -> str:
-    """`text` with its references as words in parentheses (an exported file has no page to link to)."""
-    return EXPLAIN_REF.sub(r" (\1)", text)
 
 
 @dataclass(frozen=True)
@@ -93,50 +74,58 @@ TOURS: dict[str, Tour] = {
     for t in (
         Tour(
             "why-many-heads",
-            "Why many heads?",
-            "From identical to orthogonal heads: averaging H uncorrelated heads divides the variance by H.",
+            N_("Why many heads?"),
+            N_("From identical to orthogonal heads: averaging H uncorrelated heads divides the variance by H."),
             (
                 Step(
-                    "One head",
+                    N_("One head"),
                     "tab=ensemble&target=constant&H=1&theta=0",
-                    "One attention head is a Nadaraya–Watson estimator: a weighted average of the training "
-                    "responses. The target here is constant (pure noise), so the head is unbiased and all its "
-                    "error is variance.",
+                    N_(
+                        "One attention head is a Nadaraya–Watson estimator: a weighted average of the training "
+                        "responses. The target here is constant (pure noise), so the head is unbiased and all its "
+                        "error is variance."
+                    ),
                 ),
                 Step(
-                    "Four identical heads",
+                    N_("Four identical heads"),
                     "tab=ensemble&target=constant&H=4&theta=0",
-                    "Four heads that look through the same subspace (θ = 0°) compute the same average.",
+                    N_("Four heads that look through the same subspace (θ = 0°) compute the same average."),
                     Question(
                         N_(
                             "Compared with the single head, what does averaging these four identical heads do to the MSE?"
                         ),
                         RISE_FALL,
                         "stays",
-                        "Identical heads make identical errors: their correlation is 1, the effective number "
-                        "of heads is 1, and the average is no better than one head.",
+                        N_(
+                            "Identical heads make identical errors: their correlation is 1, the effective number "
+                            "of heads is 1, and the average is no better than one head."
+                        ),
                     ),
                 ),
                 Step(
-                    "Turn them apart",
+                    N_("Turn them apart"),
                     "tab=ensemble&target=constant&H=4&theta=90",
-                    "Now θ = 90°: every head sees its own orthogonal subspace, and HDI = 1.",
+                    N_("Now θ = 90°: every head sees its own orthogonal subspace, and HDI = 1."),
                     Question(
                         N_("θ goes from 0° to 90°: does the ensemble's MSE rise, fall or stay?"),
                         RISE_FALL,
                         "falls",
-                        "Orthogonal heads weigh the training points by different coordinates, so their errors "
-                        "are nearly uncorrelated: the cross-head covariance term, which held (H−1)/H of the "
-                        "error for identical heads, nearly vanishes, the MSE drops towards V/H and the "
-                        "effective heads approach H. With a constant target nothing is lost in bias.",
+                        N_(
+                            "Orthogonal heads weigh the training points by different coordinates, so their errors "
+                            "are nearly uncorrelated: the cross-head covariance term, which held (H−1)/H of the "
+                            "error for identical heads, nearly vanishes, the MSE drops towards V/H and the "
+                            "effective heads approach H. With a constant target nothing is lost in bias."
+                        ),
                     ),
                 ),
                 Step(
-                    "The 1/H law",
+                    N_("The 1/H law"),
                     "tab=ensemble&target=constant&H=16&theta=90",
-                    "Sixteen orthogonal heads. The MSE decomposes into bias² + variance + covariance "
-                    "([its formula](#explain-ensemble)); with uniform weights the variance term is V/H, and with "
-                    "uncorrelated unbiased heads it is most of what is left.",
+                    N_(
+                        "Sixteen orthogonal heads. The MSE decomposes into bias² + variance + covariance "
+                        "([its formula](#explain-ensemble)); with uniform weights the variance term is V/H, and with "
+                        "uncorrelated unbiased heads it is most of what is left."
+                    ),
                     Question(
                         N_("From 4 to 16 orthogonal heads, the ensemble's variance…"),
                         (
@@ -145,65 +134,77 @@ TOURS: dict[str, Tour] = {
                             Answer("same", N_("stays the same")),
                         ),
                         "quarter",
-                        "The variance term of the decomposition is V/H: each head's own variance V does not "
-                        "depend on H, so four times the heads make it four times smaller, while the covariance "
-                        "term stays small because orthogonal heads are nearly uncorrelated (compare the "
-                        "effective heads in the header).",
+                        N_(
+                            "The variance term of the decomposition is V/H: each head's own variance V does not "
+                            "depend on H, so four times the heads make it four times smaller, while the covariance "
+                            "term stays small because orthogonal heads are nearly uncorrelated (compare the "
+                            "effective heads in the header)."
+                        ),
                     ),
                 ),
                 Step(
-                    "Theorem 4.2 across every angle",
+                    N_("Theorem 4.2 across every angle"),
                     "tab=diversity&target=constant&H=8",
-                    "The sweep turns the heads from θ = 0° to 90°. For unbiased heads the paper's bound "
-                    "MSE ≤ B² + V/H + K (H−1)/H (1 − HDI) says: more diversity, lower MSE (Theorem 4.2). The "
-                    "verdict under the charts says whether the MSE falls as HDI rises at every angle, beyond its "
-                    "Monte Carlo error, and names the tightest bound of that form.",
+                    N_(
+                        "The sweep turns the heads from θ = 0° to 90°. For unbiased heads the paper's bound "
+                        "MSE ≤ B² + V/H + K (H−1)/H (1 − HDI) says: more diversity, lower MSE (Theorem 4.2). The "
+                        "verdict under the charts says whether the MSE falls as HDI rises at every angle, beyond its "
+                        "Monte Carlo error, and names the tightest bound of that form."
+                    ),
                 ),
             ),
         ),
         Tour(
             "when-diversity-hurts",
-            "When diversity hurts",
-            "A signal in the shared block: heads that turn away lose it, and the bound fails.",
+            N_("When diversity hurts"),
+            N_("A signal in the shared block: heads that turn away lose it, and the bound fails."),
             (
                 Step(
-                    "A shared signal",
+                    N_("A shared signal"),
                     "tab=ensemble&target=sine&signal=shared&noise=0.2&H=4&theta=0",
-                    "Now the target is m(x) = sin(2 a·x), and the direction a lies in the block every head "
-                    "starts from ([where the signal lives](#explain-ensemble)). At θ = 0° all four heads see it.",
+                    N_(
+                        "Now the target is m(x) = sin(2 a·x), and the direction a lies in the block every head "
+                        "starts from ([where the signal lives](#explain-ensemble)). At θ = 0° all four heads see it."
+                    ),
                 ),
                 Step(
-                    "Turn the heads apart",
+                    N_("Turn the heads apart"),
                     "tab=ensemble&target=sine&signal=shared&noise=0.2&H=4&theta=90",
-                    "At θ = 90° every head looks only at its own private block, which holds no signal.",
+                    N_("At θ = 90° every head looks only at its own private block, which holds no signal."),
                     Question(
                         N_("θ goes from 0° to 90° with the signal in the shared block: the ensemble's MSE…"),
                         RISE_FALL,
                         "rises",
-                        "Heads that turn away from the shared block lose sight of the signal: each estimates "
-                        "E[y | W_hᵀx], which no longer depends on a·x, so the bias grows faster than the "
-                        "covariance falls.",
+                        N_(
+                            "Heads that turn away from the shared block lose sight of the signal: each estimates "
+                            "E[y | W_hᵀx], which no longer depends on a·x, so the bias grows faster than the "
+                            "covariance falls."
+                        ),
                     ),
                 ),
                 Step(
-                    "The bound across every angle",
+                    N_("The bound across every angle"),
                     "tab=diversity&target=sine&signal=shared&noise=0.2&H=4",
-                    "The same sweep as in Theorem 4.2, with the shared signal.",
+                    N_("The same sweep as in Theorem 4.2, with the shared signal."),
                     Question(
                         N_("Does the fitted bound MSE ≤ B² + V/H + K (H−1)/H (1 − HDI) hold at every angle?"),
                         (Answer("holds", N_("Yes, it holds")), Answer("fails", N_("No, it fails somewhere"))),
                         "fails",
-                        "The bound treats the bias B² as fixed, but here it grows with diversity: each head is "
-                        "not a consistent estimator of m(x), it loses what its subspace does not see "
-                        "([why, in the explanation](#explain-diversity)). The verdict under the charts names "
-                        "the fitted constants.",
+                        N_(
+                            "The bound treats the bias B² as fixed, but here it grows with diversity: each head is "
+                            "not a consistent estimator of m(x), it loses what its subspace does not see "
+                            "([why, in the explanation](#explain-diversity)). The verdict under the charts names "
+                            "the fitted constants."
+                        ),
                     ),
                 ),
                 Step(
-                    "Share the signal, diversify the rest",
+                    N_("Share the signal, diversify the rest"),
                     "tab=ensemble&geometry=shared_dims&shared_dims=1&d_k=4&H=8&target=sine&noise=0.2",
-                    "The way out: each head keeps the signal's one dimension and spends its other three on "
-                    "private directions (geometry shared_dims): one principal angle of 0°, the rest 90°.",
+                    N_(
+                        "The way out: each head keeps the signal's one dimension and spends its other three on "
+                        "private directions (geometry shared_dims): one principal angle of 0°, the rest 90°."
+                    ),
                     Question(
                         N_("Compared with heads that all turned fully apart (θ = 90°), the MSE of these heads is…"),
                         (
@@ -212,29 +213,35 @@ TOURS: dict[str, Tour] = {
                             Answer("higher", N_("higher")),
                         ),
                         "lower",
-                        "Every head still sees a·x, so the bias stays small, while the private dimensions "
-                        "decorrelate the heads' errors: low bias and low correlation at once.",
+                        N_(
+                            "Every head still sees a·x, so the bias stays small, while the private dimensions "
+                            "decorrelate the heads' errors: low bias and low correlation at once."
+                        ),
                     ),
                 ),
             ),
         ),
         Tour(
             "splitting-a-budget",
-            "Splitting a budget",
-            "A fixed total dimension D = H·dₖ: many small heads or a few big ones? Theory beside Monte Carlo.",
+            N_("Splitting a budget"),
+            N_("A fixed total dimension D = H·dₖ: many small heads or a few big ones? Theory beside Monte Carlo."),
             (
                 Step(
-                    "Every split of D = 32",
+                    N_("Every split of D = 32"),
                     "tab=architecture&budget=32&replicates=100",
-                    "The budget D = H·dₖ = 32 can be 32 heads of dimension 1, …, or one head of dimension 32. "
-                    "The chart measures every split by Monte Carlo and rings the best one.",
+                    N_(
+                        "The budget D = H·dₖ = 32 can be 32 heads of dimension 1, …, or one head of dimension 32. "
+                        "The chart measures every split by Monte Carlo and rings the best one."
+                    ),
                 ),
                 Step(
-                    "The paper's closed form",
+                    N_("The paper's closed form"),
                     "tab=architecture&budget=32&replicates=100",
-                    "With orthogonal heads the paper's objective is c₁ dₖ⁻² + c₂ dₖᵖ / (n D), with the power "
-                    "p = dₖ/2 + 1 ([the objective](#explain-architecture)): the first term, the bias, wants big "
-                    "heads; the second, the variance, explodes with dₖ.",
+                    N_(
+                        "With orthogonal heads the paper's objective is c₁ dₖ⁻² + c₂ dₖᵖ / (n D), with the power "
+                        "p = dₖ/2 + 1 ([the objective](#explain-architecture)): the first term, the bias, wants big "
+                        "heads; the second, the variance, explodes with dₖ."
+                    ),
                     Question(
                         N_("With c₁ = c₂ = 1, n = 256 and D = 32, where does that objective put the best split?"),
                         (
@@ -243,37 +250,45 @@ TOURS: dict[str, Tour] = {
                             Answer("one", N_("one big head, dₖ = D")),
                         ),
                         "middle",
-                        "The bias term falls like dₖ⁻² while the variance term grows faster than any power "
-                        "of dₖ: the minimum is dₖ = 4, H = 8. Fitted to these Monte Carlo points the "
-                        "objective is degenerate (their bias does not fall as dₖ grows), so the closed-form "
-                        "chart draws it at c₁ = c₂ = 1, as its title says: dₖ* = 4 at n = 256 and H* = 8 at "
-                        "D = 32. The star is the Monte Carlo's own best split, dₖ = 2: a different optimum.",
+                        N_(
+                            "The bias term falls like dₖ⁻² while the variance term grows faster than any power "
+                            "of dₖ: the minimum is dₖ = 4, H = 8. Fitted to these Monte Carlo points the "
+                            "objective is degenerate (their bias does not fall as dₖ grows), so the closed-form "
+                            "chart draws it at c₁ = c₂ = 1, as its title says: dₖ* = 4 at n = 256 and H* = 8 at "
+                            "D = 32. The star is the Monte Carlo's own best split, dₖ = 2: a different optimum."
+                        ),
                     ),
                 ),
                 Step(
-                    "More data",
+                    N_("More data"),
                     "tab=architecture&budget=32&replicates=20&n=65536",
-                    "256 times more training points (n = 65536), the same budget; fewer replicates keep the "
-                    "Monte Carlo quick.",
+                    N_(
+                        "256 times more training points (n = 65536), the same budget; fewer replicates keep the "
+                        "Monte Carlo quick."
+                    ),
                     Question(
                         N_("With n 256 times larger, the objective's best head dimension dₖ*…"),
                         (Answer("grows", N_("grows")), Answer("stays", N_("stays")), Answer("shrinks", N_("shrinks"))),
                         "grows",
-                        "n divides only the variance term, so more data lets the bigger heads' smaller bias "
-                        "win: at c₁ = c₂ = 1 the optimum moves from dₖ = 4 to dₖ = 8 (the step of the "
-                        "dₖ* curve between n = 256 and n = 65536 in the closed-form chart). It grows slowly "
-                        "with n: the paper states (log n)ʳ with r = 2/(4 + d), the dotted curve; its own "
-                        "proof reaches O(log n) ([the two rates](#explain-architecture)).",
+                        N_(
+                            "n divides only the variance term, so more data lets the bigger heads' smaller bias "
+                            "win: at c₁ = c₂ = 1 the optimum moves from dₖ = 4 to dₖ = 8 (the step of the "
+                            "dₖ* curve between n = 256 and n = 65536 in the closed-form chart). It grows slowly "
+                            "with n: the paper states (log n)ʳ with r = 2/(4 + d), the dotted curve; its own "
+                            "proof reaches O(log n) ([the two rates](#explain-architecture))."
+                        ),
                     ),
                 ),
                 Step(
-                    "Softmax is not a local kernel",
+                    N_("Softmax is not a local kernel"),
                     "tab=architecture&budget=32&replicates=100&kernel=softmax",
-                    "Transformer attention uses the exponential kernel exp(q·k/√dₖ), not a local one: its "
-                    "bias does not vanish as n grows ([softmax and the closed form](#explain-architecture)), so "
-                    "the closed form, derived for a local kernel, is a guide here, not a law. Its fit to these "
-                    "points is degenerate too: "
-                    "the closed-form chart shows the paper's c₁ = c₂ = 1, not a property of softmax heads.",
+                    N_(
+                        "Transformer attention uses the exponential kernel exp(q·k/√dₖ), not a local one: its "
+                        "bias does not vanish as n grows ([softmax and the closed form](#explain-architecture)), so "
+                        "the closed form, derived for a local kernel, is a guide here, not a law. Its fit to these "
+                        "points is degenerate too: "
+                        "the closed-form chart shows the paper's c₁ = c₂ = 1, not a property of softmax heads."
+                    ),
                 ),
             ),
         ),

@@ -18,6 +18,7 @@ from headdiv.dashboard.page.components import (
     number_input,
     view_page,
 )
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.view_protocol import View, ViewJob
 from headdiv.figures import sweep_charts as figs
@@ -43,10 +44,10 @@ def layout(state: PageState) -> Component:
         [
             html.Div(
                 control(
-                    "budget D = H × dₖ",
+                    _("budget D = H × dₖ"),
                     number_input("arch-budget", state.get("budget", 32), low=1, high=MAX_BUDGET),
                     "budget",
-                    "Total head dimension shared by every split.",
+                    _("Total head dimension shared by every split."),
                 ),
                 className="view-controls",
             ),
@@ -90,7 +91,8 @@ def figures(result: ArchitectureResult, client: ApiClient) -> tuple[Any, Any, st
         )
         error = ""
     except ApiError as exc:
-        curves, error = empty_figure("theory curves unavailable"), f"theory curves: {exc.message}"
+        curves = empty_figure("theory curves unavailable")
+        error = _("theory curves: {error}").format(error=exc.message)
     return figs.architecture_mse(result), curves, error, figs.architecture_formula(result)
 
 
@@ -130,7 +132,7 @@ VIEW = View(
     jobs=(ViewJob("arch", architecture_request, "architecture", until="progress"),),
     still=still,
     ignores={
-        "H": "every split H × dₖ of the budget is computed",
-        "d_k": "every split H × dₖ of the budget is computed",
+        "H": N_("every split H × dₖ of the budget is computed"),
+        "d_k": N_("every split H × dₖ of the budget is computed"),
     },
 )

@@ -11,9 +11,10 @@ from headdiv.client import ApiClient
 from headdiv.dashboard.drawing.live import LivePart
 from headdiv.dashboard.drawing.view_jobs import draw_result
 from headdiv.dashboard.page.components import chart_outputs, control, export_bar, graph, job_status, view_page
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.diversity_view import thetas
-from headdiv.dashboard.views.view_protocol import View, ViewJob
+from headdiv.dashboard.views.view_protocol import Ignores, View, ViewJob
 from headdiv.figures import covariance_charts as figs
 from headdiv.figures.verdict_sentences import covariance_verdict
 from headdiv.i18n import N_
@@ -39,16 +40,16 @@ def layout(state: PageState) -> Component:
             html.Div(
                 [
                     control(
-                        "angles",
+                        _("angles"),
                         dcc.Slider(2, 19, 1, value=state.get("cv_n", 7), id="cv-n", marks={2: "2", 7: "7", 19: "19"}),
                         "cv_n",
-                        "How many angles from 0° to 90°.",
+                        _("How many angles from 0° to 90°."),
                     ),
                     control(
-                        "pair (0 = mean over pairs)",
+                        _("pair (0 = mean over pairs)"),
                         dcc.Input(id="cv-pair", type="number", min=0, max=MAX_PAIR, step=1, value=0),
                         "cv_pair",
-                        "Which pair of heads the curves show: 1 is heads 1-2, 2 is 1-3, ...; 0 the mean.",
+                        _("Which pair of heads the curves show: 1 is heads 1-2, 2 is 1-3, ...; 0 the mean."),
                     ),
                 ],
                 className="view-controls",
@@ -80,6 +81,13 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
     )
 
 
+LAB_IGNORES: dict[str, str] = {
+    "theta": N_("the lab turns θ itself from 0° to 90°"),
+    "geometry": N_("the lab's heads are always equiangular"),
+}
+"""The scenario keys the lab ignores, each with its reason (marked here, said in the page's language)."""
+
+
 VIEW = View(
     id="covariance",
     label=N_("Covariance"),
@@ -93,8 +101,5 @@ VIEW = View(
     description=N_("Lemma 4.1 says orthogonal heads do not covary: measure it, and split what they share."),
     jobs=(ViewJob("cv", covariance_request, "covariance-lab"),),
     live=(LivePart(covariance_request, lambda result, state: charts(result, state.get("cv_pair")), ("cv_pair",)),),
-    ignores={
-        "theta": "the lab turns θ itself from 0° to 90°",
-        "geometry": "the lab's heads are always equiangular",
-    },
+    ignores=Ignores(tuple(LAB_IGNORES), lambda _state: {key: _(reason) for key, reason in LAB_IGNORES.items()}),
 )

@@ -13,8 +13,9 @@ from headdiv.client import ApiClient
 from headdiv.dashboard.drawing.live import LivePart
 from headdiv.dashboard.drawing.view_jobs import draw_result
 from headdiv.dashboard.page.components import chart_outputs, control, export_bar, graph, job_status, view_page
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param
-from headdiv.dashboard.views.view_protocol import View, ViewJob
+from headdiv.dashboard.views.view_protocol import Ignores, View, ViewJob
 from headdiv.figures import sweep_charts as figs
 from headdiv.figures.verdict_sentences import diversity_verdict
 from headdiv.i18n import N_
@@ -40,12 +41,12 @@ class Regime:
 REGIMES: tuple[Regime, ...] = (
     Regime(
         "div",
-        "Pure noise: the bound's regime",
+        N_("Pure noise: the bound's regime"),
         {"target": "constant", "signal": "shared"},
     ),
     Regime(
         "divs",
-        "A shared signal: where the bound fails",
+        N_("A shared signal: where the bound fails"),
         {"target": "sine", "signal": "shared"},
     ),
 )
@@ -75,7 +76,7 @@ def _column(regime: Regime, first: bool) -> Component:
     mse, corr = regime_charts(regime)
     return html.Div(
         [
-            html.H3(regime.title),
+            html.H3(_(regime.title)),
             job_status(p),
             graph(mse, "open this tab to run the sweep" if first else "computing…"),
             html.Div(id=f"{p}-verdict", className="verdict", role="status"),
@@ -91,12 +92,12 @@ def layout(state: PageState) -> Component:
         [
             html.Div(
                 control(
-                    "angles in the sweep",
+                    _("angles in the sweep"),
                     dcc.Slider(
                         3, 31, 1, value=state.get("dn", 10), id="div-n", marks={3: "3", 10: "10", 19: "19", 31: "31"}
                     ),
                     "dn",
-                    "How many angles from 0° to 90°.",
+                    _("How many angles from 0° to 90°."),
                 ),
                 className="view-controls",
             ),
@@ -123,6 +124,15 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         )
 
 
+SWEEP_IGNORES: dict[str, str] = {
+    "theta": N_("the sweep turns θ itself from 0° to 90°"),
+    "target": N_("each regime fixes its own target"),
+    "signal": N_("each regime fixes where the signal lives"),
+    "geometry": N_("the sweep's heads are always equiangular"),
+}
+"""The scenario keys the view ignores, each with its reason (marked here, said in the page's language)."""
+
+
 VIEW = View(
     id="diversity",
     label=N_("Diversity"),
@@ -138,10 +148,5 @@ VIEW = View(
         for r in REGIMES
     ),
     live=tuple(LivePart(partial(sweep_request, regime=r), partial(charts, r)) for r in REGIMES),
-    ignores={
-        "theta": "the sweep turns θ itself from 0° to 90°",
-        "target": "each regime fixes its own target",
-        "signal": "each regime fixes where the signal lives",
-        "geometry": "the sweep's heads are always equiangular",
-    },
+    ignores=Ignores(tuple(SWEEP_IGNORES), lambda _state: {key: _(reason) for key, reason in SWEEP_IGNORES.items()}),
 )

@@ -13,6 +13,7 @@ from headdiv.dashboard.drawing.view_jobs import register_exports
 from headdiv.dashboard.page.client_config import clientside
 from headdiv.dashboard.page.component_ids import view_sim
 from headdiv.dashboard.page.components import chart_id, export_bar, graph, radio, view_page
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.sidebar_simulation import simulation_request
 from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.view_protocol import View
@@ -34,7 +35,7 @@ def layout(state: PageState) -> Component:
                         [
                             radio(
                                 "ens-matrix",
-                                {"correlation": "correlation", "covariance": "covariance"},
+                                {"correlation": _("correlation"), "covariance": _("covariance")},
                                 state.get("matrix", "correlation"),
                             ),
                             graph("ens-corr"),

@@ -32,6 +32,7 @@ from headdiv.dashboard.page.components import (
     log_scale,
     number_input,
 )
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState
 from headdiv.dashboard.standalone.buttons import view_exports
 from headdiv.dashboard.views.lesson_params import (
@@ -104,7 +105,7 @@ def layout(state: PageState) -> Component:
     return html.Div(
         [
             _lesson(
-                "1 · Why scale by √d_k",
+                _("1 · Why scale by √d_k"),
                 [
                     control(
                         "d_k",
@@ -116,19 +117,19 @@ def layout(state: PageState) -> Component:
                             marks={1: "1", 256: "256", 512: "512", 1024: "1024"},
                         ),
                         "sc_dk",
-                        "Head dimension.",
+                        _("Head dimension."),
                     ),
-                    _number(state, "sc_n", "samples", "Random pairs drawn.", step=100),
-                    _number(state, "fseed", "seed", "Seed of the draws."),
+                    _number(state, "sc_n", _("samples"), _("Random pairs drawn."), step=100),
+                    _number(state, "fseed", _("seed"), _("Seed of the draws.")),
                 ],
                 [graph("fd-scaling", "open this tab to draw"), graph("fd-cosine")],
                 "scaling",
             ),
             _lesson(
-                "2 · Softmax as a Boltzmann distribution",
+                _("2 · Softmax as a Boltzmann distribution"),
                 [
                     control(
-                        "scores s_i",
+                        _("scores s_i"),
                         dcc.Input(
                             id="fd-sm-scores",
                             type="text",
@@ -137,10 +138,10 @@ def layout(state: PageState) -> Component:
                             className="text-input",
                         ),
                         "sm_scores",
-                        "Two to 64 numbers in [-1000, 1000], comma separated.",
+                        _("Two to 64 numbers in [-1000, 1000], comma separated."),
                     ),
                     control(
-                        "temperature T (log scale)",
+                        _("temperature T (log scale)"),
                         log_scale(
                             _slider(
                                 "fd-sm-t",
@@ -154,19 +155,19 @@ def layout(state: PageState) -> Component:
                             10,
                         ),
                         "sm_T",
-                        "Softmax temperature.",
+                        _("Softmax temperature."),
                     ),
                 ],
                 [graph("fd-softmax"), graph("fd-softmax-entropy")],
                 "softmax",
             ),
             _lesson(
-                "3 · Attention entropy against the number of heads",
+                _("3 · Attention entropy against the number of heads"),
                 [
-                    _number(state, "en_d", "d_model", "Model dimension split into H heads."),
-                    _number(state, "en_len", "sequence length", "Tokens per sequence."),
+                    _number(state, "en_d", "d_model", _("Model dimension split into H heads.")),
+                    _number(state, "en_len", _("sequence length"), _("Tokens per sequence.")),
                     control(
-                        "head counts H",
+                        _("head counts H"),
                         dcc.Checklist(
                             id="fd-en-heads",
                             options=[{"label": str(h), "value": h} for h in HEAD_CHOICES],
@@ -174,28 +175,28 @@ def layout(state: PageState) -> Component:
                             inline=True,
                         ),
                         "en_heads",
-                        "Those that do not divide d_model are skipped.",
+                        _("Those that do not divide d_model are skipped."),
                     ),
                     control(
-                        "scores",
+                        _("scores"),
                         dcc.Checklist(
                             id="fd-en-scaled",
-                            options=[{"label": "scaled by √d_k", "value": "on"}],
+                            options=[{"label": _("scaled by √d_k"), "value": "on"}],
                             value=["on"] if state.get("en_scaled", True) else [],
                         ),
                         "en_scaled",
-                        "Divide scores by sqrt(d_k).",
+                        _("Divide scores by sqrt(d_k)."),
                     ),
                 ],
                 [graph("fd-entropy")],
                 "entropy",
             ),
             _lesson(
-                "4 · The head budget",
+                _("4 · The head budget"),
                 [
-                    _number(state, "bu_d", "d_model", "Model dimension."),
-                    _number(state, "bu_H", "H", "Heads; must divide d_model."),
-                    _number(state, "bu_len", "sequence length n", "Tokens."),
+                    _number(state, "bu_d", "d_model", _("Model dimension.")),
+                    _number(state, "bu_H", "H", _("Heads; must divide d_model.")),
+                    _number(state, "bu_len", _("sequence length n"), _("Tokens.")),
                 ],
                 [graph("fd-budget"), html.Div(id="fd-budget-table", className="budget-table-wrap")],
                 "budget",
@@ -323,7 +324,7 @@ VIEW = View(
         "The background lessons: why √d_k, softmax as Boltzmann, entropy against H, the head budget. Each lesson "
         "has its own controls; the sidebar's scenario is not used here."
     ),
-    ignores={key: "each lesson has its own controls" for key in ("H", "d_k", "n", "theta")},
+    ignores={key: N_("each lesson has its own controls") for key in ("H", "d_k", "n", "theta")},
     live=tuple(live_part(p) for p in PANELS if p.lesson in SLIDING),
     # every lesson's charts in an exported page, not only those with a slider
     still=lambda state, client: drawn_to_the_end([live_part(p) for p in PANELS], state, client),

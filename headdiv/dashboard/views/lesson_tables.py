@@ -7,6 +7,7 @@ from typing import Any
 from dash import html
 from dash.development.base_component import Component
 
+from headdiv.dashboard.page.language import _
 from headdiv.figures.theme import finite, fmt
 from headdiv.schemas.results.lesson_results import BudgetLesson
 
@@ -27,7 +28,7 @@ def budget_table(r: BudgetLesson) -> Component:
     header = html.Tr(
         [
             html.Th(t, style={**cell, "fontWeight": 600})
-            for t in ("H", "d_k", "parameters", "Q,K,V per head", "FLOPs", "attention bytes")
+            for t in ("H", "d_k", _("parameters"), _("Q,K,V per head"), "FLOPs", _("attention bytes"))
         ]
     )
     body = [
@@ -45,8 +46,9 @@ def budget_table(r: BudgetLesson) -> Component:
         for row in r.by_heads
     ]
     caption = html.Caption(
-        f"Every H dividing d_model = {r.chosen.d_model} at n = {r.chosen.seq_len}: "
-        f"parameters {r.params_formula.replace('^2', '²')} whatever H",  # 4 d_model² + 4 d_model
+        _("Every H dividing d_model = {d_model} at n = {n}: parameters {formula} whatever H").format(
+            d_model=r.chosen.d_model, n=r.chosen.seq_len, formula=r.params_formula.replace("^2", "²")
+        ),  # 4 d_model² + 4 d_model
         style={"captionSide": "top", "textAlign": "left", "padding": "4px 0 8px", "fontSize": "0.92em"},
     )
     return html.Table(

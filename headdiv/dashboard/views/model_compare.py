@@ -14,6 +14,7 @@ from headdiv.client import ApiClient, ApiError
 from headdiv.dashboard.drawing.view_jobs import register_exports
 from headdiv.dashboard.page.component_ids import view_state
 from headdiv.dashboard.page.components import chart_outputs, control, download_bar, graph
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState
 from headdiv.dashboard.views.model_measure import (
     API_PATHS,
@@ -37,16 +38,18 @@ def compare_control(state: PageState) -> Component:
     """The "compare with" box: a text input with the built-ins (and, once listed, the server's models) as
     suggestions."""
     return control(
-        "compare with",
+        _("compare with"),
         model_box(
             "mdl-compare",
             str(state.get("cmodel") or ""),
-            "none",
-            [html.Option(value=name, label="built-in") for name in BUILTINS],
+            _("none"),
+            [html.Option(value=name, label=_("built-in")) for name in BUILTINS],
         ),
         "cmodel",
-        "A second model (a built-in's name or a model on this server) drawn beside the first on "
-        "the same axes: a base model and its fine-tune, two sizes of one family.",
+        _(
+            "A second model (a built-in's name or a model on this server) drawn beside the first on "
+            "the same axes: a base model and its fine-tune, two sizes of one family."
+        ),
     )
 
 
@@ -58,7 +61,7 @@ def compare_section() -> Component:
             html.Div(id="mdl-cmp-status", className="job-status", role="status"),
             html.Div(
                 [
-                    html.H4("Two models on the same axes"),
+                    html.H4(_("Two models on the same axes")),
                     html.Div([graph("mdl-cmp-layers")], className="chart-row one"),
                     html.Div(id="mdl-cmp-verdict", className="verdict", role="status"),
                     html.Div([graph("mdl-cmp-div-a"), graph("mdl-cmp-div-b")], className="chart-row"),
@@ -100,7 +103,8 @@ def register_compare(app: Dash, client: ApiClient) -> None:
         try:
             raw = client.get(f"{API_PATHS[source]}/{other}/hdi", params={"seed": seed}, slow=BUILTIN_SECONDS)
         except ApiError as exc:
-            return {"key": key}, f"Compare with {other}: {sentence(exc.message)}", HIDDEN
+            refused = _("Compare with {model}: {reason}").format(model=other, reason=sentence(exc.message))
+            return {"key": key}, refused, HIDDEN
         a = ModelHeadsReport.model_validate(entry["result"])
         b = ModelHeadsReport.model_validate(raw)
         if b.model is None or b.model == a.model:

@@ -9,6 +9,7 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from headdiv.client import ApiClient, ApiError
+from headdiv.dashboard.page.language import _
 from headdiv.figures import model_charts as figs
 from headdiv.schemas.results.report_results import ModelHeadsReport
 
@@ -65,5 +66,36 @@ def sentence(message: str) -> str:
     """An API refusal as one plain sentence (capital first, full stop last): the page shows it alone."""
     text = message.strip()
     if not text:
-        return "The model could not be measured."
+        return _("The model could not be measured.")
     return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def prune_forecast(result: ModelHeadsReport, layer: int, which: str) -> str:
+    """One sentence: the heads whose removal costs the layer least diversity, and the clusters found."""
+    item, c = figs.clusters_of(result, layer, which)
+    if item is None:
+        return ""
+    if c is None:
+        return _("Clustering needs three heads or more (and at most 256).")
+    ranked = c.redundant_first
+    k = max(1, len(ranked) // 4)
+    names = ", ".join(str(h + 1) for h in ranked[:k])
+    cheapest = c.contribution[ranked[0]]
+    clusters = len(set(c.labels))
+    # the query heads' clusters where `which` is "query", else the key heads' (`figs.clusters_of`)
+    if which == "query":
+        pruning = _(
+            "Layer {layer}: pruning query heads {names} first costs the least diversity (head {head} "
+            "changes HDI by {change} when removed)."
+        )
+    else:
+        pruning = _(
+            "Layer {layer}: pruning key heads {names} first costs the least diversity (head {head} "
+            "changes HDI by {change} when removed)."
+        )
+    found = _("{clusters} cluster(s) of {heads} heads at the cut (mean overlap above {cut} within a cluster).")
+    return (
+        pruning.format(layer=item.layer, names=names, head=ranked[0] + 1, change=f"{-cheapest:+.4f}")
+        + " "
+        + found.format(clusters=clusters, heads=len(ranked), cut=f"{1 - c.cut:g}")
+    )

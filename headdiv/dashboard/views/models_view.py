@@ -26,9 +26,10 @@ from headdiv.dashboard.page.components import (
     radio,
     view_page,
 )
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.model_compare import COMPARE_CHARTS, compare_control, compare_section, register_compare
-from headdiv.dashboard.views.model_measure import HIDDEN, SHOWN, VIEW_ID, measured, model_box
+from headdiv.dashboard.views.model_measure import HIDDEN, SHOWN, VIEW_ID, measured, model_box, prune_forecast
 from headdiv.dashboard.views.view_protocol import View
 from headdiv.figures import model_charts as figs
 from headdiv.i18n import N_
@@ -50,13 +51,15 @@ def upload_box() -> Component:
     """File choosers (files, or a whole model folder) and a drop target that assets/upload.js sends straight
     to the API, multipart, with a progress bar and a cancel button; the answer comes back through the store
     `mdl-upload-result`. A folder's config.json, shards and index go together (its other files stay here)."""
+    # the file type is set in bold inside the sentence, wherever the language puts it
+    before, _kind, after = _("Choose {kind} files").partition("{kind}")
     return html.Div(
         [
             html.Div(
                 [
-                    html.Button(["Choose ", html.B(".safetensors"), " files"], id="mdl-choose", className="btn"),
-                    html.Button("Choose a model folder", id="mdl-choose-folder", className="btn"),
-                    html.Span(" or drop them here", className="upload-hint"),
+                    html.Button([before, html.B(".safetensors"), after], id="mdl-choose", className="btn"),
+                    html.Button(_("Choose a model folder"), id="mdl-choose-folder", className="btn"),
+                    html.Span(" " + _("or drop them here"), className="upload-hint"),
                 ],
                 className="upload-box",
             ),
@@ -64,7 +67,7 @@ def upload_box() -> Component:
                 [
                     html.Progress(id="mdl-upload-progress", max="1", value="0"),
                     html.Span(id="mdl-upload-note", className="upload-note"),
-                    html.Button("Cancel upload", id="mdl-upload-cancel", n_clicks=0, className="btn btn-small"),
+                    html.Button(_("Cancel upload"), id="mdl-upload-cancel", n_clicks=0, className="btn btn-small"),
                 ],
                 id="mdl-upload-bar",
                 className="upload-bar",
@@ -85,7 +88,7 @@ def layout(state: PageState) -> Component:
             html.Div(
                 [
                     control(
-                        "built-in model",
+                        _("built-in model"),
                         dcc.Dropdown(
                             id="mdl-model",
                             options=[{"label": n, "value": n} for n in BUILTINS],
@@ -93,15 +96,15 @@ def layout(state: PageState) -> Component:
                             clearable=False,
                         ),
                         "model",
-                        "Example weights shipped in an optional package (works offline).",
+                        _("Example weights shipped in an optional package (works offline)."),
                     ),
                     control(
-                        "layer",
+                        _("layer"),
                         # the charts follow the thumb: a layer needs no computation, only drawing from the
                         # report on the page (built-in or uploaded); the drag is one history entry (live.js)
                         dcc.Slider(0, 5, 1, value=state.get("layer", 0), id="mdl-layer", updatemode="drag"),
                         "layer",
-                        "Layer whose key overlap is drawn.",
+                        _("Layer whose key overlap is drawn."),
                     ),
                 ],
                 className="view-controls lead-controls",
@@ -109,20 +112,24 @@ def layout(state: PageState) -> Component:
             html.Div(
                 [
                     control(
-                        "model on this server",
-                        model_box("mdl-local", str(state.get("smodel") or ""), "none: the built-in model"),
+                        _("model on this server"),
+                        model_box("mdl-local", str(state.get("smodel") or ""), _("none: the built-in model")),
                         "smodel",
-                        "A model this server has on disk (its models folder or Hugging Face cache), measured "
-                        "instead of the built-in one.",
+                        _(
+                            "A model this server has on disk (its models folder or Hugging Face cache), measured "
+                            "instead of the built-in one."
+                        ),
                     ),
                     compare_control(state),
                     control(
-                        "baseline seed",
+                        _("baseline seed"),
                         number_input("mdl-seed", state.get("mseed", 0), low=0),
                         "mseed",
-                        "Seed of the random subspaces.",
+                        _("Seed of the random subspaces."),
                     ),
-                    html.Button("Show the built-in model", id="mdl-builtin-btn", n_clicks=0, className="btn btn-small"),
+                    html.Button(
+                        _("Show the built-in model"), id="mdl-builtin-btn", n_clicks=0, className="btn btn-small"
+                    ),
                 ],
                 className="view-controls",
             ),
@@ -130,15 +137,15 @@ def layout(state: PageState) -> Component:
                 [
                     control(
                         "num_heads",
-                        number_input("mdl-num-heads", low=1, high=4096, placeholder="from the file"),
+                        number_input("mdl-num-heads", low=1, high=4096, placeholder=_("from the file")),
                         "num_heads",
-                        "Query heads per layer, when the file does not say.",
+                        _("Query heads per layer, when the file does not say."),
                     ),
                     control(
                         "num_kv_heads",
                         number_input("mdl-num-kv", low=1, high=4096, placeholder="= num_heads"),
                         "num_kv_heads",
-                        "Key/value heads of a grouped-query model.",
+                        _("Key/value heads of a grouped-query model."),
                     ),
                     upload_box(),
                 ],
@@ -152,21 +159,24 @@ def layout(state: PageState) -> Component:
                     ),
                     html.Div([graph("mdl-overlap"), graph("mdl-angles")], className="chart-row"),
                     download_bar("mdl"),
-                    html.H4("Heads clustered and ranked"),
+                    html.H4(_("Heads clustered and ranked")),
                     html.Div(
                         [
                             control(
-                                "heads",
+                                _("heads"),
                                 radio(
                                     "mdl-heads",
-                                    {"key": "key heads", "query": "query heads"},
+                                    {"key": _("key heads"), "query": _("query heads")},
                                     state.get("mheads", "key"),
                                 ),
                                 "mheads",
-                                "Which heads are clustered: key heads (one per key group) or query heads, labelled by group.",
+                                _(
+                                    "Which heads are clustered: key heads (one per key group) or query heads, "
+                                    "labelled by group."
+                                ),
                             ),
                             html.Button(
-                                "Download clusters CSV", id="mdl-dl-clusters", n_clicks=0, className="btn btn-small"
+                                _("Download clusters CSV"), id="mdl-dl-clusters", n_clicks=0, className="btn btn-small"
                             ),
                             dcc.Download(id="mdl-clusters-download"),
                         ],
@@ -175,7 +185,7 @@ def layout(state: PageState) -> Component:
                     html.Div([graph("mdl-dendro"), graph("mdl-clustered")], className="chart-row"),
                     html.Div([graph("mdl-contrib")], className="chart-row one"),
                     html.Div(id="mdl-prune", className="verdict", role="status"),
-                    html.H4("The whole model at a glance"),
+                    html.H4(_("The whole model at a glance")),
                     html.Div([graph("mdl-diversity")], className="chart-row one"),
                 ],
                 id="mdl-charts",
@@ -199,13 +209,15 @@ def _uploaded(uploaded: Any, picked: str) -> tuple[Any, Any, Any]:
     line (the charts on screen stay)."""
     if not isinstance(uploaded, dict):
         return no_update, no_update, no_update
-    name = str(uploaded.get("name") or "the file")
+    name = str(uploaded.get("name") or _("the file"))
     if "result" not in uploaded:
-        return no_update, f"{name}: {uploaded.get('error') or 'the upload failed'}", no_update
+        error = uploaded.get("error") or _("the upload failed")
+        return no_update, _("{name}: {error}").format(name=name, error=error), no_update
     try:
         report = ModelHeadsReport.model_validate(uploaded["result"])
     except ValueError:
-        return no_update, f"{name}: the API answered with something that is not a model report", no_update
+        note = _("{name}: the API answered with something that is not a model report").format(name=name)
+        return no_update, note, no_update
     entry = {"source": "upload", "picked": picked, "result": uploaded["result"]}
     return entry, figs.summary(report, "upload"), SHOWN
 
@@ -261,12 +273,16 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
             models = client.get("/models/local")["models"]
         except ApiError:
             return no_update, no_update
+        described = _("{style}, {layers} layers, {size} MB")
         options = [
-            html.Option(value=m["id"], label=f"{m['style']}, {m['layers']} layers, {m['size_bytes'] / 2**20:.0f} MB")
+            html.Option(
+                value=m["id"],
+                label=described.format(style=m["style"], layers=m["layers"], size=f"{m['size_bytes'] / 2**20:.0f}"),
+            )
             for m in models
             if m["style"] is not None
         ]
-        return options, [*(html.Option(value=name, label="built-in") for name in BUILTINS), *options]
+        return options, [*(html.Option(value=name, label=_("built-in")) for name in BUILTINS), *options]
 
     @app.callback(
         *chart_outputs(CHARTS),
@@ -315,25 +331,6 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         report = ModelHeadsReport.model_validate(raw)
         name = (report.model or "model").removesuffix(".safetensors")
         return {"content": head_clusters_csv(report), "filename": f"headdiv-{name}-head-clusters.csv"}
-
-
-def prune_forecast(result: ModelHeadsReport, layer: int, which: str) -> str:
-    """One sentence: the heads whose removal costs the layer least diversity, and the clusters found."""
-    item, c = figs.clusters_of(result, layer, which)
-    if item is None:
-        return ""
-    if c is None:
-        return "Clustering needs three heads or more (and at most 256)."
-    ranked = c.redundant_first
-    k = max(1, len(ranked) // 4)
-    names = ", ".join(str(h + 1) for h in ranked[:k])
-    cheapest = c.contribution[ranked[0]]
-    clusters = len(set(c.labels))
-    return (
-        f"Layer {item.layer}: pruning {which} heads {names} first costs the least diversity (head {ranked[0] + 1} "
-        f"changes HDI by {-cheapest:+.4f} when removed). {clusters} cluster(s) of {len(ranked)} heads at the cut "
-        f"(mean overlap above {1 - c.cut:g} within a cluster)."
-    )
 
 
 def model_name(name: str, component: str, help: str) -> Param:
@@ -388,5 +385,5 @@ VIEW = View(
         "How diverse are a trained Transformer's heads? Key and query HDI per layer against chance. The header's "
         "MSE, HDI, H_eff and ρ̄ are the sidebar's simulated heads, not this model's."
     ),
-    ignores={key: "a trained model's heads are measured, not simulated" for key in ("H", "d_k", "n", "theta")},
+    ignores={key: N_("a trained model's heads are measured, not simulated") for key in ("H", "d_k", "n", "theta")},
 )

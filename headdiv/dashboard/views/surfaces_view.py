@@ -17,6 +17,7 @@ from headdiv.client import ApiClient
 from headdiv.dashboard.drawing.view_jobs import computed, draw_result
 from headdiv.dashboard.page.client_config import clientside
 from headdiv.dashboard.page.components import chart_outputs, control, export_bar, graph, job_status, radio, view_page
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param, checkbox
 from headdiv.dashboard.views.view_protocol import Ignores, Reasons, View, ViewJob
 from headdiv.figures import sweep_charts as figs
@@ -49,7 +50,7 @@ def surface_request(state: PageState) -> tuple[str, dict[str, Any]]:
 def swept(state: PageState) -> Reasons:
     """The sidebar's value of a swept key is replaced by the axis' values."""
     return {
-        str(state.get(f"s{axis}", default)): f"the surface sweeps it on its {axis} axis"
+        str(state.get(f"s{axis}", default)): _("the surface sweeps it on its {axis} axis").format(axis=axis)
         for axis, default in AXES.items()
     }
 
@@ -63,9 +64,9 @@ def _axis_controls(axis: str, state: PageState, default: str) -> Component:
     return html.Div(
         [
             control(
-                f"{axis} axis",
+                _("{axis} axis").format(axis=axis),
                 dcc.Dropdown(
-                    options=[{"label": figs.param_title(p), "value": p} for p in SWEEP_PARAMS],
+                    options=[{"label": _(figs.param_title(p)), "value": p} for p in SWEEP_PARAMS],
                     value=param,
                     id=f"surf-{axis}",
                     clearable=False,
@@ -74,7 +75,7 @@ def _axis_controls(axis: str, state: PageState, default: str) -> Component:
                 f"s{axis}",
             ),
             control(
-                f"{axis} values",
+                _("{axis} values").format(axis=axis),
                 dcc.Input(
                     id=f"surf-{axis}v",
                     type="text",
@@ -84,7 +85,7 @@ def _axis_controls(axis: str, state: PageState, default: str) -> Component:
                     placeholder=_grid_text(param),
                 ),
                 f"s{axis}v",
-                "Comma-separated; empty: the default grid of the parameter",
+                _("Comma-separated; empty: the default grid of the parameter"),
             ),
         ],
         className="axis-controls",
@@ -98,14 +99,17 @@ def layout(state: PageState) -> Component:
                 [
                     *[_axis_controls(axis, state, default) for axis, default in AXES.items()],
                     control(
-                        "metric",
-                        radio("surf-metric", dict(SURFACE_METRICS), "mse"),
+                        _("metric"),
+                        radio("surf-metric", {k: _(v) for k, v in SURFACE_METRICS.items()}, "mse"),
                         "sm",
                     ),
                     control(
                         "",
                         dcc.Checklist(
-                            id="surf-3d", options=[{"label": " 3-D surface", "value": "on"}], value=[], inline=True
+                            id="surf-3d",
+                            options=[{"label": " " + _("3-D surface"), "value": "on"}],
+                            value=[],
+                            inline=True,
                         ),
                         "s3d",
                     ),
@@ -183,7 +187,9 @@ def within_swept_range(axis: str, values: Any, page: Mapping[str, Any]) -> str |
     if not bad:
         return None
     lo, hi = "" if b.lo is None else f"{b.lo:g}", "" if b.hi is None else f"{b.hi:g}"
-    return f"s{axis}v: {bad[0]:g} is outside the range of {key} ({lo} to {hi})"
+    return _("{name}: {value} is outside the range of {key} ({lo} to {hi})").format(
+        name=f"s{axis}v", value=f"{bad[0]:g}", key=key, lo=lo, hi=hi
+    )
 
 
 def _axis_params(axis: str, default: str) -> list[Param]:

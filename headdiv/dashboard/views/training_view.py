@@ -20,6 +20,7 @@ from headdiv.dashboard.page.components import (
     number_input,
     view_page,
 )
+from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param, checkbox
 from headdiv.dashboard.views.view_protocol import Ignores, Reasons, View, ViewJob
 from headdiv.figures import training_charts as figs
@@ -56,9 +57,9 @@ def training_request(state: PageState) -> tuple[str, dict[str, Any]]:
 
 
 THETA_UNUSED: dict[str, str] = {
-    "random": "random initial heads have no angle θ",
-    "identical": "identical initial heads start at θ = 0°",
-    "orthogonal": "orthogonal initial heads start at θ = 90°",
+    "random": N_("random initial heads have no angle θ"),
+    "identical": N_("identical initial heads start at θ = 0°"),
+    "orthogonal": N_("orthogonal initial heads start at θ = 90°"),
 }
 """Why θ does nothing, for each init that sets the heads itself (only `equiangular` starts at the sidebar's θ)."""
 
@@ -66,7 +67,7 @@ THETA_UNUSED: dict[str, str] = {
 def ignored(state: PageState) -> Reasons:
     """θ only places the initial heads, and only the `equiangular` init reads it."""
     reason = THETA_UNUSED.get(str(state.get("trinit", "random")))
-    return {"theta": reason} if reason else {}
+    return {"theta": _(reason)} if reason else {}
 
 
 def _checkbox(component_id: str, label: str, on: bool) -> dcc.Checklist:
@@ -76,35 +77,37 @@ def _checkbox(component_id: str, label: str, on: bool) -> dcc.Checklist:
 def layout(state: PageState) -> Component:
     def number(name: str, cid: str, label: str, field: str, step: float | str = 1) -> Component:
         info = FIELDS[field]
-        return control(label, number_input(cid, state.get(name), step=step), name, info.description or "")
+        # the field's description comes from the request schema, translated where it is marked there
+        help_text = _(info.description) if info.description else ""
+        return control(label, number_input(cid, state.get(name), step=step), name, help_text)
 
     def choice(name: str, cid: str, label: str, options: dict[str, str]) -> Component:
         return control(
             label,
             dcc.Dropdown(
                 id=cid,
-                options=[{"label": k, "value": k, "title": v} for k, v in options.items()],
+                options=[{"label": k, "value": k, "title": _(v)} for k, v in options.items()],
                 value=state.get(name),
                 clearable=False,
             ),
             name,
-            "; ".join(f"{k}: {v}" for k, v in options.items()),
+            "; ".join(f"{k}: {_(v)}" for k, v in options.items()),
         )
 
     return view_page(
         [
             html.Div(
                 [
-                    choice("trinit", "tr-init", "initial heads", INITS),
-                    choice("tropt", "tr-opt", "optimizer", OPTIMIZERS),
-                    number("trlr", "tr-lr", "learning rate", "lr", "any"),
-                    number("trsteps", "tr-steps", "steps", "steps"),
-                    number("trbatch", "tr-batch", "batch (training sets / step)", "batch"),
-                    number("trevery", "tr-every", "record every", "record_every"),
-                    number("trpen", "tr-pen", "diversity penalty λ", "penalty", "any"),
-                    control("", _checkbox("tr-ortho", "orthonormal W_h (QR)", state.get("trortho")), "trortho"),
-                    control("", _checkbox("tr-learn", "learn head weights α", state.get("trlearn")), "trlearn"),
-                    control("", _checkbox("tr-sep", "separate W_Q, W_K", state.get("trsep")), "trsep"),
+                    choice("trinit", "tr-init", _("initial heads"), INITS),
+                    choice("tropt", "tr-opt", _("optimizer"), OPTIMIZERS),
+                    number("trlr", "tr-lr", _("learning rate"), "lr", "any"),
+                    number("trsteps", "tr-steps", _("steps"), "steps"),
+                    number("trbatch", "tr-batch", _("batch (training sets / step)"), "batch"),
+                    number("trevery", "tr-every", _("record every"), "record_every"),
+                    number("trpen", "tr-pen", _("diversity penalty λ"), "penalty", "any"),
+                    control("", _checkbox("tr-ortho", _("orthonormal W_h (QR)"), state.get("trortho")), "trortho"),
+                    control("", _checkbox("tr-learn", _("learn head weights α"), state.get("trlearn")), "trlearn"),
+                    control("", _checkbox("tr-sep", _("separate W_Q, W_K"), state.get("trsep")), "trsep"),
                 ],
                 className="view-controls",
             ),
@@ -113,7 +116,7 @@ def layout(state: PageState) -> Component:
             html.Div([graph("tr-curves", "open this tab to train the heads"), graph("tr-mse")], className="chart-row"),
             html.Div(
                 [
-                    html.Button("▶", id="tr-play-btn", className="play-button", title="Play the recorded steps"),
+                    html.Button("▶", id="tr-play-btn", className="play-button", title=_("Play the recorded steps")),
                     html.Div(
                         # the box would show the frame index, not the step the marks name; the frames are
                         # redrawn while the thumb moves (Dash keeps only the newest request's answer)
@@ -121,7 +124,7 @@ def layout(state: PageState) -> Component:
                             0, 0, 1, value=0, id="tr-frame", marks=None, allow_direct_input=False, updatemode="drag"
                         ),
                         className="step-slider",
-                        **cast(dict[str, Any], {"data-a11y-name": "recorded training step"}),
+                        **cast(dict[str, Any], {"data-a11y-name": _("recorded training step")}),
                     ),
                     dcc.Interval(id="tr-play", interval=PLAY_MS, disabled=True),
                 ],
@@ -179,7 +182,12 @@ def register_callbacks(app: Dash, client: ApiClient) -> None:
         steps = result.steps if isinstance(result, TrainingResult) else []
         last = max(0, len(steps) - 1)
         every = max(1, last // 6)
-        marks = {i: f"step {steps[i]}" if i == 0 else str(steps[i]) for i in range(0, last + 1, every)} if steps else {}
+        first = _("step {step}")
+        marks = (
+            {i: first.format(step=steps[i]) if i == 0 else str(steps[i]) for i in range(0, last + 1, every)}
+            if steps
+            else {}
+        )
         frame = min(int(frame or 0), last)
         trigger = ctx.triggered_id
         if trigger == "tr-result":

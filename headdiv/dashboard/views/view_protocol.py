@@ -28,6 +28,7 @@ from dash.development.base_component import Component
 from headdiv.dashboard.drawing.view_jobs import Request, ViewJob
 from headdiv.dashboard.page.component_ids import SIM_RESULT_STORE, STATE_STORE
 from headdiv.dashboard.page.url_state import PageState, Param
+from headdiv.i18n import _
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -91,4 +92,6 @@ class View:
 
     def ignored(self, state: PageState) -> Reasons:
         """The keys the view ignores in `state`, each with its reason."""
-        return self.ignores.reasons(state) if isinstance(self.ignores, Ignores) else self.ignores
+        if isinstance(self.ignores, Ignores):
+            return self.ignores.reasons(state)  # written in the page's language by the view's function
+        return {key: _(why) for key, why in self.ignores.items()}  # reasons marked N_ where the view is defined
