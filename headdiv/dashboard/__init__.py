@@ -25,6 +25,7 @@ from headdiv.dashboard.drawing.upload_relay import upload_url
 from headdiv.dashboard.drawing.warm import warm_requests
 from headdiv.dashboard.page.app import build_registry, create_dash_app
 from headdiv.dashboard.page.callback_boundary import callback_boundary
+from headdiv.dashboard.page.script_words import inline_words
 from headdiv.dashboard.page.sidebar_simulation import simulation_request
 from headdiv.dashboard.standalone.buttons import EXPORT_PATH
 from headdiv.dashboard.teaching.poll_links import qr_data_uri, unreachable_note
@@ -41,6 +42,7 @@ __all__ = [
     "cli_call",
     "create_dash_app",
     "expand",
+    "inline_words",
     "python_call",
     "qr_data_uri",
     "simulation_request",

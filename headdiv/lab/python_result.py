@@ -124,7 +124,9 @@ class Result:
         `to_html` (`True` inlines plotly.js for a file that works offline)."""
         body = self.figure(name).to_html(full_html=False, include_plotlyjs=include_plotlyjs)
         css, script = (CHART_TEXT.with_suffix(ext).read_text(encoding="utf-8") for ext in (".css", ".js"))
-        return f'<style>{css}</style><figure class="chart-box">{body}</figure><script>{script}</script>'
+        from headdiv.dashboard import inline_words
+
+        return f'<style>{css}</style><figure class="chart-box">{body}</figure>{inline_words()}<script>{script}</script>'
 
     # -- the other doors
     def command(self) -> str:

@@ -168,3 +168,28 @@ def test_a_page_in_another_script_is_mirrored_where_it_reads_so_and_passes_axe(
     first, tabs = boxes["first"], boxes["tabs"]
     assert (abs(first["right"] - tabs["right"]) < abs(first["left"] - tabs["left"])) == rtl, boxes
     assert serious_findings(page) == []
+
+
+def test_the_scripts_words_are_in_the_pages_language_and_every_key_they_ask_for_exists(server_url: str) -> None:
+    """The room's bar (assets/room.js) and the charts' descriptions (assets/chart_text.js) say their words
+    through `window.headdivWords`: the page carries them in its language, and a key a script asks for that
+    the registry lacks would show as the key."""
+    import json as json_module
+    from pathlib import Path
+
+    from headdiv.dashboard.page.script_words import SCRIPT_WORDS, WORDS_ID
+
+    assets = Path(__file__).resolve().parents[2] / "headdiv" / "dashboard" / "assets"
+    keys = {
+        key
+        for script in ("room.js", "chart_text.js")
+        for key in re.findall(r'"((?:room|chart)\.[a-z_]+)"', (assets / script).read_text(encoding="utf-8"))
+    }
+    assert keys and keys <= set(SCRIPT_WORDS), keys - set(SCRIPT_WORDS)
+    for code in ("es", "ar", "en-XA"):
+        page = httpx.get(f"{server_url}/?lang={code}", timeout=30).text
+        found = re.search(rf'<script type="application/json" id="{WORDS_ID}">(.*?)</script>', page)
+        assert found is not None
+        words = json_module.loads(found.group(1))
+        assert set(words) == set(SCRIPT_WORDS)
+        assert all(words[k] == translator(code).gettext(v) for k, v in SCRIPT_WORDS.items())

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from headdiv.dashboard.teaching.poll_links import unreachable_note
+from headdiv.i18n import translator
 from tests.dashboard.test_rooms import SMALL, follows, query_of
 from tests.dashboard.test_rooms import phone as screen  # any size, despite its name
 
@@ -22,7 +23,7 @@ PROMPT = "θ goes from 0° to 90°"
 DETACHING = """() => [...document.querySelectorAll('#tabs, .sidebar, .view-controls, #tour-nav, .tour-end, .presets,'
     + ' input, select, textarea, button, [role=slider], [role=tab]')]
   .filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'
-    && !e.closest('#room-bar, #room-vote, .modebar'))
+    && !e.closest('#room-bar, #room-vote, .modebar, .page-foot'))
   .map((e) => e.id || String(e.className) || e.tagName)"""
 PROMPTS_SHOWN = """(prompt) => [...document.querySelectorAll('p, h1, h2, h3, label, legend')]
   .filter((e) => e.getClientRects().length > 0 && e.innerText.includes(prompt)).length"""
@@ -75,6 +76,13 @@ def test_a_following_phone_answers_in_one_place_and_has_no_control_that_takes_it
             assert phone.evaluate(DETACHING) != []
             phone.click("#room-back")
             phone.wait_for_selector("#tour-next", state="hidden")
+            assert phone.evaluate(DETACHING) == []
+            # the language at the page's foot is no way off: the page comes back in it, still following
+            phone.select_option("#lang-picker-foot", "es")
+            phone.wait_for_function("() => document.documentElement.lang === 'es'")
+            following = translator("es").gettext("Following the lecturer · room {code}").split("{code}")[0]
+            phone.wait_for_function("(t) => document.getElementById('room-bar').innerText.includes(t)", arg=following)
+            assert query_of(phone)["lang"] == ["es"] and query_of(phone)["step"] == ["4"]
             assert phone.evaluate(DETACHING) == []
 
 

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from bench.drawn import CHART_READER
+from headdiv.i18n import translator
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 SMALL = "replicates=20&queries=16"
@@ -57,7 +58,11 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             for p in (a, b):
                 follows(p, "replicates", "20")  # the lecturer's state at once
                 assert "present" not in query_of(p) and token not in p.url  # presenting is the lecturer's alone
-                p.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            # each in its own language: the follower's line in Arabic on one phone, English on the other
+            arabic = translator("ar").gettext("Following the lecturer · room {code}").format(code=code)
+            a.wait_for_function("(t) => document.getElementById('room-bar').innerText.includes(t)", arg=arabic)
+            b.wait_for_selector("#room-bar:has-text('Following the lecturer')")
+            assert a.evaluate("() => [document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
             assert query_of(a)["lang"] == ["ar"] and "lang" not in query_of(b)
             room = httpx.get(f"{server_url}/api/v1/rooms/{code}").json()
             assert "replicates=20" in room["query"] and "lang" not in room["query"]
@@ -92,8 +97,12 @@ def test_phones_follow_the_lecturer_and_one_steps_away_and_back(browser: Any, se
             b.wait_for_selector("#tabs", state="hidden")  # following again: no control to leave by
             # the lecturer ends: the phones say so and keep what they show
             lecturer.click("#room-bar button:has-text('End presenting')")
+            ended = translator("ar").gettext("The lecturer has ended room {code}. This page stays as it is.")
+            a.wait_for_function(
+                "(t) => document.getElementById('room-bar').innerText.includes(t)", arg=ended.format(code=code)
+            )
+            b.wait_for_selector("#room-bar:has-text('has ended room')")
             for p in (a, b):
-                p.wait_for_selector("#room-bar:has-text('has ended room')")
                 assert query_of(p)["theta"] == ["44"]
 
 

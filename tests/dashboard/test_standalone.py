@@ -85,8 +85,9 @@ def test_no_value_the_file_carries_can_close_its_script_or_add_markup() -> None:
     text = document("t</title><script>x</script>", content)
     parsed = _Scripts()
     parsed.feed(text)
-    # the page's own three scripts (content, plotly.js, ours) and no other element from the content
-    assert [s.get("id") for s in parsed.scripts] == ["headdiv-content", None, None]
+    # the page's own scripts (content, the scripts' words and their reader, plotly.js, ours) and no other
+    # element from the content
+    assert [s.get("id") for s in parsed.scripts] == ["headdiv-content", "headdiv-words", None, None, None]
     assert "img" not in parsed.tags
     assert json.loads("".join(parsed.data)) == content
     assert "<title>t&lt;/title&gt;&lt;script&gt;x&lt;/script&gt;</title>" in text

@@ -83,7 +83,7 @@ def test_unknown_parameters_and_flags_are_ignored_with_a_notice() -> None:
 def test_a_link_full_of_junk_gives_a_few_short_notices() -> None:
     """A link's author chooses its text: thousands of unknown parameters and bad values make one line for
     the unknown ones (the first three named) and at most MAX_NOTICES in all, each clipped, plus a count."""
-    from headdiv.dashboard.page.url_state import MAX_NOTICES, NOTICE_CHARS
+    from headdiv.dashboard.page.notices import MAX_NOTICES, NOTICE_CHARS
 
     junk = "&".join(f"p{i}={'x' * 5}" for i in range(7000))
     bad = "&".join(f"{key}=nan" for key in ("theta", "noise", "temperature", "beta", "rho", "H", "n", "d_k"))
@@ -206,3 +206,18 @@ def test_a_links_language_is_a_parameter_every_registered_language_and_only_thos
     assert "lang=" not in REG.serialize(REG.parse("?theta=30").values)
     bad = REG.parse("?lang=klingon")
     assert bad["lang"] == "" and len(bad.notices) == 1 and bad.notices[0].startswith("language: 'klingon'")
+
+
+def test_a_links_notices_are_said_in_the_pages_language() -> None:
+    """A page in Spanish reads its link's problems in Spanish, the control's label included; English outside."""
+    from headdiv.i18n import speaking, translator
+
+    es = translator("es").gettext
+    with speaking("es"):
+        state = REG.parse("?H=500&bogus=1")
+    clamped = es("{label}: {value} is above the maximum {hi}; using {hi}").format(
+        label=es(REG["H"].label), value="500", hi="64"
+    )
+    assert state.notices == [es("unknown URL parameter {names} ignored").format(names="'bogus'"), clamped]
+    assert clamped != "heads H: 500 is above the maximum 64; using 64"
+    assert REG.parse("?H=500").notices == ["heads H: 500 is above the maximum 64; using 64"]

@@ -9,6 +9,8 @@
   "use strict";
   var MAX_SAID = 6; // traces described in the sentence; the table holds all of them
   var MAX_LISTED = 8; // categories listed one by one (bars), beyond which only the extremes are said
+  // the page's words in its language (assets/words.js; an exported file and a notebook's chart inline them)
+  function say(key, fields) { return window.headdivWords.say(key, fields); }
 
   function plain(s) {
     return String(s === undefined || s === null ? "" : s)
@@ -31,7 +33,7 @@
   }
   function fmt(v) {
     if (typeof v === "string") return v;
-    if (num(v) === null) return "no value";
+    if (num(v) === null) return say("chart.no_value");
     var a = Math.abs(v);
     if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2);
     return String(Number(v.toPrecision(4)));
@@ -47,7 +49,7 @@
       var e = t.error_y && t.error_y.visible !== false ? arr(t.error_y.array) : [];
       return {
         type: t.type || "scatter",
-        name: plain(t.name) || "series " + (i + 1),
+        name: plain(t.name) || say("chart.series", {n: i + 1}),
         x: arr(t.x), y: arr(t.y), z: Array.isArray(t.z) || ArrayBuffer.isView(t.z) ? arr(t.z).map(arr) : [],
         se: e,
         hidden: t.showlegend === false && t.hoverinfo === "skip",
@@ -70,22 +72,21 @@
   // Monte Carlo error of the difference (the two ends' errors added in quadrature).
   function xySentence(t) {
     var pts = points(t);
-    if (pts.length === 1) return t.name + ": " + withSe(pts[0].y, pts[0].se) + " at " + fmt(pts[0].x) + ".";
+    if (pts.length === 1) return say("chart.one_point", {name: t.name, value: withSe(pts[0].y, pts[0].se), x: fmt(pts[0].x)});
     var lo = pts[0], hi = pts[0];
     pts.forEach(function (p) { if (p.y < lo.y) lo = p; if (p.y > hi.y) hi = p; });
     if (categorical(t, pts) && pts.length <= MAX_LISTED) {
-      return t.name + ": " + pts.map(function (p) { return fmt(p.x) + " " + withSe(p.y, p.se); }).join("; ") + ".";
+      return say("chart.listed", {name: t.name, values: pts.map(function (p) { return fmt(p.x) + " " + withSe(p.y, p.se); }).join("; ")});
     }
-    var extremes = "lowest " + withSe(lo.y, lo.se) + " at " + fmt(lo.x) + ", highest " + withSe(hi.y, hi.se) + " at " + fmt(hi.x);
-    if (categorical(t, pts)) return t.name + ": " + extremes + ".";
+    var extremes = say("chart.extremes", {lo: withSe(lo.y, lo.se), lo_x: fmt(lo.x), hi: withSe(hi.y, hi.se), hi_x: fmt(hi.x)});
+    if (categorical(t, pts)) return say("chart.categorical", {name: t.name, extremes: extremes});
     var first = pts[0], last = pts[pts.length - 1];
     var diff = last.y - first.y;
     var err = first.se !== null && last.se !== null ? Math.sqrt(first.se * first.se + last.se * last.se) : 0;
-    var trend;
-    if (diff === 0) trend = "stays at " + fmt(first.y);
-    else if (Math.abs(diff) <= 2 * err) trend = "changes no more than its Monte Carlo error allows, from " + withSe(first.y, first.se) + " to " + withSe(last.y, last.se);
-    else trend = (diff > 0 ? "rises" : "falls") + " from " + withSe(first.y, first.se) + " to " + withSe(last.y, last.se);
-    return t.name + " " + trend + "; " + extremes + ".";
+    var ends = {name: t.name, first: withSe(first.y, first.se), last: withSe(last.y, last.se), extremes: extremes};
+    if (diff === 0) return say("chart.stays", {name: t.name, value: fmt(first.y), extremes: extremes});
+    if (Math.abs(diff) <= 2 * err) return say("chart.within_error", ends);
+    return say(diff > 0 ? "chart.rises" : "chart.falls", ends);
   }
   // Where a chart's x runs along numbers, it is said once ("Along θ from 0 to 90:"), not at every value.
   function along(shown, xLabel) {
@@ -96,7 +97,7 @@
       if (pts.length > 1 && !categorical(t, pts)) pts.forEach(function (p) { xs.push(p.x); });
     });
     if (!xs.length) return "";
-    return "Along " + (xLabel || "x") + " from " + fmt(Math.min.apply(null, xs)) + " to " + fmt(Math.max.apply(null, xs)) + ":";
+    return say("chart.along", {axis: xLabel || "x", lo: fmt(Math.min.apply(null, xs)), hi: fmt(Math.max.apply(null, xs))});
   }
 
   function gridSentence(t, layout) {
@@ -109,14 +110,14 @@
         if (!hi || v > hi.v) hi = {v: v, r: r, c: c};
       });
     });
-    if (!lo) return "No values yet.";
-    var xl = axisTitle(layout, "xaxis") || "column", yl = axisTitle(layout, "yaxis") || "row";
+    if (!lo) return say("chart.no_values");
+    var xl = axisTitle(layout, "xaxis") || say("chart.column"), yl = axisTitle(layout, "yaxis") || say("chart.row");
     function where(p) {
       var x = t.x.length ? t.x[p.c] : p.c, y = t.y.length ? t.y[p.r] : p.r;
-      return " at " + xl + " " + fmt(x) + ", " + yl + " " + fmt(y);
+      return say("chart.grid_at", {x_axis: xl, x: fmt(x), y_axis: yl, y: fmt(y)});
     }
-    var cells = t.z.length + " by " + (t.z[0] || []).length + " grid";
-    return "A " + cells + ": lowest " + fmt(lo.v) + where(lo) + ", highest " + fmt(hi.v) + where(hi) + ".";
+    return say("chart.grid", {rows: t.z.length, columns: (t.z[0] || []).length, lo: fmt(lo.v), lo_at: where(lo),
+                              hi: fmt(hi.v), hi_at: where(hi)});
   }
 
   function describe(gd) {
@@ -132,12 +133,12 @@
       if (t.z.length) said.push(gridSentence(t, layout));
       else if (t.type === "histogram") {
         var v = t.x.map(num).filter(function (x) { return x !== null; });
-        said.push(t.name + ": " + v.length + " values from " + fmt(Math.min.apply(null, v)) + " to " + fmt(Math.max.apply(null, v)) + ".");
+        said.push(say("chart.histogram", {name: t.name, count: v.length, lo: fmt(Math.min.apply(null, v)), hi: fmt(Math.max.apply(null, v))}));
       } else said.push(xySentence(t));
     });
-    if (shown.length > MAX_SAID) said.push("And " + (shown.length - MAX_SAID) + " more series in the data table.");
-    var name = title || notes[0] || "chart";
-    var sentence = shown.length ? said.join(" ") : notes.join(" ") || "Nothing drawn yet.";
+    if (shown.length > MAX_SAID) said.push(say("chart.more", {n: shown.length - MAX_SAID}));
+    var name = title || notes[0] || say("chart.chart");
+    var sentence = shown.length ? said.join(" ") : notes.join(" ") || say("chart.nothing");
     return {name: name, sentence: sentence, traces: shown, xLabel: xLabel || "x", layout: layout};
   }
 
@@ -180,7 +181,7 @@
       head.appendChild(cell("th", d.xLabel));
       g.traces.forEach(function (t) {
         head.appendChild(cell("th", t.name));
-        if (t.se.length) head.appendChild(cell("th", t.name + " Monte Carlo error"));
+        if (t.se.length) head.appendChild(cell("th", say("chart.error_column", {name: t.name})));
       });
       var body = table.createTBody();
       g.x.forEach(function (x, i) {
@@ -237,7 +238,7 @@
     if (p.textContent !== d.sentence) p.textContent = d.sentence;
     var details = box.querySelector("details");
     details.hidden = !d.traces.length;
-    details.querySelector("summary").textContent = "Data table: " + d.name;
+    details.querySelector("summary").textContent = say("chart.data_table", {name: d.name});
     gd.setAttribute("role", "figure"); // not "img": Plotly's own controls inside stay reachable
     gd.setAttribute("aria-label", d.name);
     gd.setAttribute("aria-describedby", p.id);

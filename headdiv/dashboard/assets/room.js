@@ -20,6 +20,9 @@
   var KEY = "headdiv-room";
   var PRESENT = /(^|[?&])present=(1|true|on|yes)(&|$)/;
 
+  // the page's words in its language (assets/words.js), and a poll's page in it too: each phone its own
+  function say(key, fields) { return window.headdivWords.say(key, fields); }
+  function voteUrl(poll) { return "/vote/" + poll + "?lang=" + encodeURIComponent(document.documentElement.lang || "en"); }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -32,7 +35,7 @@
       b = el("div", "room-bar");
       b.id = "room-bar";
       b.setAttribute("role", "region");
-      b.setAttribute("aria-label", "room");
+      b.setAttribute("aria-label", say("room.bar"));
       document.body.insertBefore(b, document.body.firstChild);
       // a follower's line is fixed at the foot and wraps on a narrow phone: the page's foot room and the
       // question's panel above it follow its height (style.css, --room-bar-h)
@@ -118,26 +121,26 @@
   }
   function showProblem(text) {
     var b = bar();
-    b.appendChild(el("span", "room-problem", "Present to the room: " + text));
+    b.appendChild(el("span", "room-problem", say("room.problem", {text: text})));
   }
   function showPresenting() {
     var b = bar();
     b.classList.add("presenting");
     var img = el("img", "room-qr");
     img.src = room.qr;
-    img.alt = "QR code of " + room.follow_url;
+    img.alt = say("room.qr", {url: room.follow_url});
     var words = el("div", "room-words");
-    words.appendChild(el("strong", "room-code", "Room " + room.code));
+    words.appendChild(el("strong", "room-code", say("room.code", {code: room.code})));
     var link = el("a", "room-link", room.follow_url);
     link.href = room.follow_url;
     link.target = "_blank";
-    words.appendChild(el("span", "", " follow at "));
+    words.appendChild(el("span", "", " " + say("room.follow_at") + " "));
     words.appendChild(link);
     var count = el("span", "room-count", "");
     count.id = "room-count";
     count.setAttribute("aria-live", "polite");
     words.appendChild(count);
-    var end = el("button", "btn btn-small", "End presenting");
+    var end = el("button", "btn btn-small", say("room.end"));
     end.type = "button";
     end.addEventListener("click", stopPresenting);
     b.appendChild(img);
@@ -152,7 +155,7 @@
   }
   function followers(n) {
     var c = document.getElementById("room-count");
-    if (c) c.textContent = " · " + n + (n === 1 ? " phone follows" : " phones follow");
+    if (c) c.textContent = " · " + say(n === 1 ? "room.one_follows" : "room.many_follow", {n: n});
   }
   // A prediction step asks the room by itself: its class poll is opened once per step while presenting (the
   // page's own "Ask the class"), so every phone gets the question without the lecturer reaching for it.
@@ -202,7 +205,7 @@
     fetch("/api/v1/rooms/" + room.code, {
       method: "DELETE", credentials: "same-origin", headers: { "x-headdiv-lecturer": room.token }
     }).catch(function () { /* it ends by itself when idle */ });
-    ended("Presenting ended.");
+    ended(say("room.presenting_ended"));
   }
 
   // ---- follower ------------------------------------------------------------------------------------
@@ -253,9 +256,9 @@
     document.body.classList.add("room-follower");
     document.body.classList.remove("room-away");
     b.classList.remove("away");
-    b.appendChild(el("span", "room-words", "Following the lecturer · room " + code + " "));
+    b.appendChild(el("span", "room-words", say("room.following", {code: code}) + " "));
     // the one way off the lecturer's page: the controls that would take it there are hidden meanwhile
-    var explore = el("button", "btn btn-small", "Explore on my own");
+    var explore = el("button", "btn btn-small", say("room.explore"));
     explore.type = "button";
     explore.id = "room-explore";
     explore.addEventListener("click", stepAway);
@@ -269,8 +272,8 @@
     var b = bar();
     b.classList.add("follower");
     b.classList.add("away");
-    b.appendChild(el("span", "room-words", "Exploring on your own · room " + code + " "));
-    var back = el("button", "btn btn-small", "Back to the lecturer");
+    b.appendChild(el("span", "room-words", say("room.exploring", {code: code}) + " "));
+    var back = el("button", "btn btn-small", say("room.back"));
     back.type = "button";
     back.id = "room-back";
     back.addEventListener("click", function () {
@@ -293,8 +296,8 @@
     panel.id = "room-vote";
     panel.setAttribute("data-poll", poll);
     panel.setAttribute("role", "region");
-    panel.setAttribute("aria-label", "the lecturer's question");
-    var said = el("p", "room-vote-said", "The lecturer asks the class a question.");
+    panel.setAttribute("aria-label", say("room.question"));
+    var said = el("p", "room-vote-said", say("room.asks"));
     said.id = "room-vote-said";
     said.setAttribute("role", "status");
     panel.appendChild(said);
@@ -304,8 +307,8 @@
   function fallback(panel, poll, text) {
     if (text) panel.querySelector(".room-vote-said").textContent = text;
     if (panel.querySelector("#room-vote-link")) return;
-    var link = el("a", "btn", "Answer on its own page");
-    link.href = "/vote/" + poll;
+    var link = el("a", "btn", say("room.own_page"));
+    link.href = voteUrl(poll);
     link.target = "_blank";
     link.id = "room-vote-link";
     panel.appendChild(link);
@@ -317,7 +320,7 @@
       init.headers = { "content-type": "application/x-www-form-urlencoded" };
       init.body = "choice=" + encodeURIComponent(choice);
     }
-    fetch("/vote/" + poll, init)
+    fetch(voteUrl(poll), init)
       .then(function (r) { return r.text(); })
       .then(function (html) {
         var panel = document.getElementById("room-vote");
@@ -334,7 +337,7 @@
         said.textContent = (note ? note.textContent + " " : "") + (prompt ? prompt.textContent : "");
         var choices = el("div", "room-vote-choices");
         choices.setAttribute("role", "group");
-        choices.setAttribute("aria-label", "answers");
+        choices.setAttribute("aria-label", say("room.answers"));
         Array.prototype.forEach.call(buttons, function (b) {
           var button = el("button", "btn", b.textContent);
           button.type = "button";
@@ -342,7 +345,7 @@
           button.addEventListener("click", function () {
             if (stepShown()) voted[stepShown()] = b.value;
             Array.prototype.forEach.call(choices.querySelectorAll("button"), function (x) { x.disabled = true; });
-            said.textContent = "Sending your answer…";
+            said.textContent = say("room.sending");
             votePage(poll, "POST", b.value);
           });
           choices.appendChild(button);
@@ -351,7 +354,7 @@
       })
       .catch(function () {
         var panel = document.getElementById("room-vote");
-        if (panel && panel.getAttribute("data-poll") === poll) fallback(panel, poll, "The question could not be loaded here.");
+        if (panel && panel.getAttribute("data-poll") === poll) fallback(panel, poll, say("room.unloaded"));
       });
   }
   function follow() {
@@ -366,12 +369,12 @@
       source.close();
       votePanel(null);
       var b = bar();
-      b.appendChild(el("span", "room-words", "The lecturer has ended room " + code + ". This page stays as it is."));
+      b.appendChild(el("span", "room-words", say("room.ended", {code: code})));
     });
     source.onerror = function () {
       if (source.readyState === EventSource.CLOSED) {
         var b = bar();
-        b.appendChild(el("span", "room-problem", "No room " + code + ": it has ended, or the code is mistyped."));
+        b.appendChild(el("span", "room-problem", say("room.none", {code: code})));
       }
     };
     // a person's own touch on a control (not a state applied here) is exploring: a net under the hidden

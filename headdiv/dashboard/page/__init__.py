@@ -9,6 +9,8 @@
 - `sidebar_simulation`: the page's own simulation of the sidebar's scenario, whatever the tab.
 - `url_state`: the one typed registry of every URL parameter of the dashboard.
 - `language`: the language of the page a request serves (`?lang=`, the Referer's, the browser's), and `_`.
+- `script_words`: the words the page's scripts show (the room's bar), written into each language's page.
+- `notices`: what a link's bad values make the page say, a few of them, clipped, in its language.
 - `param`: one URL parameter (`Param`): its kind, default and bounds, how it reads and writes, its control.
 - `url_sync`: the URL <-> controls callback, the one place where the page's state is read and written.
 - `callback_types`: what each component property may hold, so a forged callback request is refused.

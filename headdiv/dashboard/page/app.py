@@ -35,6 +35,7 @@ from headdiv.dashboard.page.client_config import clientside, config_state
 from headdiv.dashboard.page.component_ids import SIM_STATE, view_sim, view_state
 from headdiv.dashboard.page.frame import control_labels, page_layout
 from headdiv.dashboard.page.language import speaking, spoken, spoken_language
+from headdiv.dashboard.page.script_words import words_tag
 from headdiv.dashboard.page.sidebar_simulation import headline, simulation_request
 from headdiv.dashboard.page.url_state import HIDEABLE, UrlRegistry, global_params, scenario_params
 from headdiv.dashboard.page.url_sync import register_sync
@@ -121,6 +122,7 @@ class _Dash(Dash):
         scripts = vendored.without_polyfill(self, scripts)
         page = str(super().interpolate_index(metas, title, css, config, scripts, app_entry, favicon, renderer))
         spoken = spoken_language()  # the request's: `?lang=`, else the browser's (SharedResponses keys by it)
+        page = page.replace("</head>", words_tag() + "\n</head>", 1)  # the scripts' words, in that language
         return page.replace('<html lang="en">', f'<html lang="{spoken.code}" dir="{spoken.direction}">', 1)
 
 

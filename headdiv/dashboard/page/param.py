@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from headdiv.i18n import N_, _
+
 Kind = Literal["int", "float", "choice", "bool", "floats", "flags", "name"]
 Value = Any
 
@@ -29,9 +31,9 @@ def _number(text: str, name: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise ValueError(f"{name}: '{text}' is not a number") from None
+        raise ValueError(_("{label}: '{text}' is not a number").format(label=name, text=text)) from None
     if not math.isfinite(x):
-        raise ValueError(f"{name}: '{text}' is not a finite number")
+        raise ValueError(_("{label}: '{text}' is not a finite number").format(label=name, text=text))
     return x
 
 
@@ -62,7 +64,7 @@ class Param:
     to_component: Callable[[Value], Any] | None = None
     from_component: Callable[[Any], Value] | None = None
     help: str = ""
-    absent: str = "none"
+    absent: str = N_("none")
     """How a notice names an empty default (what the view does without a value)."""
     check: Callable[[Value, Mapping[str, Value]], str | None] | None = None
     """A rule between this value and the others of the page (None when it holds, else what is wrong)."""
@@ -70,8 +72,9 @@ class Param:
     # -- text <-> value -------------------------------------------------------------------------
     @property
     def shown(self) -> str:
-        """The name a reader sees (the control's label), used in every notice; the URL key if none."""
-        return self.label or self.name
+        """The name a reader sees (the control's label, in the page's language), used in every notice; the URL
+        key if none."""
+        return _(self.label) if self.label else self.name
 
     def parse(self, text: str) -> tuple[Value, str | None]:
         """URL text to a value, clamped into bounds; a notice says what was changed. Raises ValueError."""
@@ -82,34 +85,50 @@ class Param:
                 return True, None
             if low in _FALSE:
                 return False, None
-            raise ValueError(f"{self.shown}: '{text}' is not one of 1/0/true/false")
+            raise ValueError(_("{label}: '{text}' is not one of 1/0/true/false").format(label=self.shown, text=text))
         if self.kind == "name":
             if not text:
                 return self.default, None
             if not SERVER_NAME.fullmatch(text):
-                raise ValueError(f"{self.shown}: {text[:40]!r} is not a name (letters, digits and _ . : / -)")
+                raise ValueError(
+                    _("{label}: {text} is not a name (letters, digits and _ . : / -)").format(
+                        label=self.shown, text=repr(text[:40])
+                    )
+                )
             return text, None
         if self.kind == "choice":
             if text not in self.choices:
-                raise ValueError(f"{self.shown}: '{text}' is not one of {', '.join(self.choices)}")
+                raise ValueError(
+                    _("{label}: '{text}' is not one of {choices}").format(
+                        label=self.shown, text=text, choices=", ".join(self.choices)
+                    )
+                )
             return text, None
         if self.kind == "flags":
             items = [t.strip() for t in text.split(",") if t.strip()]
             unknown = [t for t in items if self.choices and t not in self.choices]
             kept = tuple(dict.fromkeys(t for t in items if t not in unknown))
-            note = f"{self.shown}: ignored unknown {', '.join(unknown)}" if unknown else None
+            note = (
+                _("{label}: ignored unknown {names}").format(label=self.shown, names=", ".join(unknown))
+                if unknown
+                else None
+            )
             return kept, note
         if self.kind == "floats":
             if not text:
                 return self.default, None
             parts = [p for p in re.split(r"[,\s;]+", text) if p]
             if len(parts) > self.max_items:
-                raise ValueError(f"{self.shown}: {len(parts)} values, at most {self.max_items}")
+                raise ValueError(
+                    _("{label}: {count} values, at most {most}").format(
+                        label=self.shown, count=len(parts), most=self.max_items
+                    )
+                )
             return [_number(p, self.shown) for p in parts], None
         x = _number(text, self.shown)
         if self.kind == "int":
             if not x.is_integer():
-                raise ValueError(f"{self.shown}: '{text}' is not a whole number")
+                raise ValueError(_("{label}: '{text}' is not a whole number").format(label=self.shown, text=text))
             return self.clamp(int(x))
         return self.clamp(x)
 
@@ -119,13 +138,19 @@ class Param:
             if self.lo_open:
                 return (
                     self.default,
-                    f"{self.shown}: {_fmt(x)} must be above {_fmt(self.lo)}; using {_fmt(self.default)}",
+                    _("{label}: {value} must be above {lo}; using {default}").format(
+                        label=self.shown, value=_fmt(x), lo=_fmt(self.lo), default=_fmt(self.default)
+                    ),
                 )
             lo = int(self.lo) if self.kind == "int" else self.lo
-            return lo, f"{self.shown}: {_fmt(x)} is below the minimum {_fmt(lo)}; using {_fmt(lo)}"
+            return lo, _("{label}: {value} is below the minimum {lo}; using {lo}").format(
+                label=self.shown, value=_fmt(x), lo=_fmt(lo)
+            )
         if self.hi is not None and x > self.hi:
             hi = int(self.hi) if self.kind == "int" else self.hi
-            return hi, f"{self.shown}: {_fmt(x)} is above the maximum {_fmt(hi)}; using {_fmt(hi)}"
+            return hi, _("{label}: {value} is above the maximum {hi}; using {hi}").format(
+                label=self.shown, value=_fmt(x), hi=_fmt(hi)
+            )
         return x, None
 
     def dump(self, value: Value) -> str:
@@ -152,7 +177,9 @@ class Param:
             try:
                 return self.from_component(raw), None
             except (TypeError, ValueError, OverflowError):  # e.g. 2 ** 1e308 for a log slider, or "nan"
-                raise ValueError(f"{self.shown}: {str(raw)[:40]!r} cannot be read") from None
+                raise ValueError(
+                    _("{label}: {text} cannot be read").format(label=self.shown, text=repr(str(raw)[:40]))
+                ) from None
         if raw is None:
             return self.default, None
         if self.kind == "floats":
@@ -163,7 +190,7 @@ class Param:
             return bool(raw), None
         if self.kind == "flags":
             if not isinstance(raw, (list, tuple)) or not all(isinstance(f, str) for f in raw):
-                raise ValueError(f"{self.shown}: expected a list of names")
+                raise ValueError(_("{label}: expected a list of names").format(label=self.shown))
             return tuple(raw), None
         return self.parse(str(raw))
 

@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from pydantic import ValidationError
 
+from headdiv.dashboard.page.notices import bounded_notices, using_default
 from headdiv.dashboard.page.param import Param, Value, checkbox
 from headdiv.i18n import LANGUAGES, N_, _
 from headdiv.schemas import Scenario
@@ -106,12 +107,12 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
     """The parameters every page has: the tab, lecture flags, large fonts, language, image export format."""
     tabs = tuple(tabs)
     return [
-        Param("tab", "choice", tabs[0], component="tabs", label="view", choices=tabs, help="The view shown."),
+        Param("tab", "choice", tabs[0], component="tabs", label=N_("view"), choices=tabs, help="The view shown."),
         Param(
             "hide",
             "flags",
             (),
-            label="hidden parts",
+            label=N_("hidden parts"),
             choices=HIDEABLE,
             help="Controls or page parts hidden (lecture mode).",
         ),
@@ -119,31 +120,31 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
             "lecture",
             "bool",
             False,
-            label="lecture mode",
+            label=N_("lecture mode"),
             help="Lecture mode: hides the advanced panel, reproduce box and export.",
         ),
         Param(
             "embed",
             "bool",
             False,
-            label="embedded",
+            label=N_("embedded"),
             help="Only the view's charts, for a frame in another page (no header, sidebar, tabs or text).",
         ),
         Param(
             "present",
             "bool",
             False,
-            label="present to the room",
+            label=N_("present to the room"),
             help="Present this page to a room: phones that open the room's link follow it (assets/room.js).",
         ),
-        replace(checkbox("large", False, "large-fonts", "Large fonts for projectors."), label="large fonts"),
+        replace(checkbox("large", False, "large-fonts", "Large fonts for projectors."), label=N_("large fonts")),
         Param(
             "lang",
             "choice",
             "",
-            label="language",
+            label=N_("language"),
             choices=tuple(LANGUAGES),
-            absent="the browser's",
+            absent=N_("the browser's"),
             help="The language the page is read in (docs/languages.md); without it, the browser's, else English. "
             "A room's follower keeps its own.",
         ),
@@ -152,36 +153,11 @@ def global_params(tabs: Iterable[str]) -> list[Param]:
             "choice",
             "png",
             component="img-format",
-            label="charts export as",
+            label=N_("charts export as"),
             choices=("png", "svg"),
             help="Chart export format.",
         ),
     ]
-
-
-MAX_NOTICES = 6
-"""Notices shown for one link: a link's author chooses its text, so the page shows a few and counts the rest."""
-NOTICE_CHARS = 160
-"""Longest notice shown (a value a link carries is echoed in its notice)."""
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def bounded_notices(notices: list[str], unknown: list[str]) -> list[str]:
-    """The notices of one link, bounded: unknown parameters in one line naming the first three, each notice
-    clipped, at most `MAX_NOTICES` of them and a count of the rest."""
-    distinct = list(dict.fromkeys(unknown))
-    if distinct:
-        names = ", ".join(f"'{_clip(k, 24)}'" for k in distinct[:3])
-        more = f" and {len(distinct) - 3} more" if len(distinct) > 3 else ""
-        plural = "s" if len(distinct) > 1 else ""
-        notices = [f"unknown URL parameter{plural} {names}{more} ignored", *notices]
-    shown = [_clip(text, NOTICE_CHARS) for text in notices[:MAX_NOTICES]]
-    if len(notices) > MAX_NOTICES:
-        shown.append(f"and {len(notices) - MAX_NOTICES} more problems with this link")
-    return shown
 
 
 # -- the state and the registry --------------------------------------------------------------------
@@ -240,11 +216,11 @@ def scenario_errors(values: Mapping[str, Value]) -> list[tuple[str | None, str]]
             msg = error_message(err)
             name: str | None = error_field(err).split(".", 1)[0]
             if name not in SCENARIO_KEYS:  # a rule between fields names the field it blames first
-                head, _, rest = msg.partition(":")
+                head, _colon, rest = msg.partition(":")
                 name = head.strip() if head.strip() in SCENARIO_KEYS else None
-                text = f"{SCENARIO_LABELS[name]}:{rest}" if name is not None and rest else msg
+                text = f"{_(SCENARIO_LABELS[name])}:{rest}" if name is not None and rest else msg
             else:
-                text = f"{SCENARIO_LABELS.get(name, name)}: {msg}"
+                text = f"{_(SCENARIO_LABELS.get(name, name))}: {msg}"
             out.append((name, text))
         return out
     return []
@@ -297,12 +273,12 @@ class UrlRegistry:
                 continue
             if key in seen and key not in repeated:  # said once; the link is then written with one value
                 repeated.add(key)
-                notices.append(f"{param.shown} is given more than once; using the last value")
+                notices.append(_("{label} is given more than once; using the last value").format(label=param.shown))
             seen.add(key)
             try:
                 value, note = param.parse(text)
             except ValueError as exc:
-                notices.append(f"{exc}; using the default {param.dump(param.default) or param.absent}")
+                notices.append(using_default(str(exc), param))
                 continue
             values[key] = value
             given.add(key)
@@ -312,7 +288,7 @@ class UrlRegistry:
             param = self.params[key]
             problem = param.check(values[key], values) if param.check is not None else None
             if problem:
-                notices.append(f"{problem}; using the default {param.dump(param.default) or param.absent}")
+                notices.append(using_default(problem, param))
                 values[key] = param.default
         notices += self.repair_scenario(values, given)
         return PageState(values, bounded_notices(notices, unknown))
@@ -330,13 +306,17 @@ class UrlRegistry:
             if name is not None:
                 values[name] = self.params[name].default
                 given.discard(name)
-                default = self.params[name].dump(self.params[name].default) or "none"
-                notices.append(f"{text}; using the default {self.params[name].shown} = {default}")
+                default = self.params[name].dump(self.params[name].default) or _("none")
+                notices.append(
+                    _("{problem}; using the default {label} = {value}").format(
+                        problem=text, label=self.params[name].shown, value=default
+                    )
+                )
                 continue
             for key in SCENARIO_KEYS:
                 values[key] = self.params[key].default
             given.difference_update(SCENARIO_KEYS)
-            notices.append(f"{text}; using the default scenario")
+            notices.append(_("{problem}; using the default scenario").format(problem=text))
         return notices
 
     def _culprit(self, values: dict[str, Value], given: set[str], text: str) -> str | None:

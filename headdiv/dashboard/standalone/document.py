@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from headdiv.dashboard.page.script_words import inline_words
 from headdiv.dashboard.page.vendored import FULL, SMALL, SMALL_TRACES
 
 HERE = Path(__file__).parent
@@ -56,5 +57,5 @@ def document(title: str, content: dict[str, Any]) -> str:
         f"<title>{html.escape(title)}</title>\n<style>\n{style}</style>\n</head>\n<body>\n"
         '<main id="app" aria-live="polite"><noscript>This page draws its charts with JavaScript.</noscript></main>\n'
         f'<script type="application/json" id="headdiv-content">{script_json(content)}</script>\n'
-        f"<script>{plotly_js}</script>\n<script>\n{script}</script>\n</body>\n</html>\n"
+        f"{inline_words()}\n<script>{plotly_js}</script>\n<script>\n{script}</script>\n</body>\n</html>\n"
     )
