@@ -21,6 +21,7 @@ from headdiv.dashboard.standalone.files import Exported, tour_file, view_file
 from headdiv.dashboard.standalone.snapshot import NotExportable
 from headdiv.dashboard.teaching.tours import TOURS, expand
 from headdiv.dashboard.views.view_protocol import View
+from headdiv.i18n import SOURCE, speaking
 
 FILES = FigureCache(96 << 20)
 """Exported files by what they show (gzipped); the least recently used out first past the bound."""
@@ -37,7 +38,8 @@ class Busy(Exception):
 
 def _once(key: str, build: Callable[[], Exported]) -> tuple[str, bytes]:
     """The file for `key`: built by the first visitor to ask; whoever asks meanwhile is told to come back
-    (`Busy`) instead of holding a thread while it builds."""
+    (`Busy`) instead of holding a thread while it builds. Built in English whatever the asking page's
+    language (docs/languages.md: the exported files are not translated yet), so one file serves everyone."""
     found = FILES.get(key)
     if found is None:
         with _guard:
@@ -45,7 +47,8 @@ def _once(key: str, build: Callable[[], Exported]) -> tuple[str, bytes]:
                 raise Busy
             _building.add(key)
         try:
-            exported = build()
+            with speaking(SOURCE):
+                exported = build()
             found = exported.filename.encode() + b"\n" + gzip.compress(exported.text.encode(), compresslevel=9)
             FILES.put(key, found)
         finally:
