@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.browser import CHROMIUM_ARGS  # noqa: E402
-from bench.drawn import CHART_READER  # noqa: E402
+from bench.drawn import CHART_READER, LIVE_CHARTS  # noqa: E402
 from bench.load import embedded_server, wait_quiet  # noqa: E402
 
 TOUR = "why-many-heads"
@@ -65,19 +65,6 @@ RECORDER = (
 }"""
 )
 """Each page records, at every frame where it changed, its URL query and each chart's data digest and mark."""
-EXPECTED = """async (queries) => {
-  const url = JSON.parse(document.querySelector('meta[name="headdiv-live"]').content).url, out = {};
-  for (const q of queries) {
-    const answer = await fetch(url + "?" + q.replace(/^\\?/, "")).then((r) => (r.status === 200 ? r.json() : null));
-    const charts = {};
-    ((answer && answer.parts) || []).forEach((p) => Object.keys(p.charts).forEach((n) => {
-      charts[n] = window.__digest(p.charts[n].data);
-    }));
-    out[q] = charts;
-  }
-  return out;
-}"""
-"""Each state's charts as its live answer draws them (the lecturer's page draws the same), by query."""
 BACK = """async (want) => {
   const t0 = performance.now();
   document.getElementById("room-back").click();
@@ -234,7 +221,7 @@ def run(followers: int, pages: int, chromium: str, cold: bool = False) -> dict[s
             cpu = _cpu(proc.pid) - start_cpu - idle_per_s * span
             browsers_cpu, reader_cpu = _browsers_cpu() - start_browsers, _cpu(reader.pid or 0) - start_reader
             seen = [page.evaluate("() => window.__seen") for page in phones]
-            expected = phones[0].evaluate(EXPECTED, sorted({q for _, q in sent.values()}))
+            expected = phones[0].evaluate(LIVE_CHARTS, sorted({q for _, q in sent.values()}))
             back_ms: list[float] = []
             for page in phones[:3]:  # a phone explores (another view), then comes back
                 page.click("#room-explore")

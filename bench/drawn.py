@@ -81,3 +81,18 @@ CHART_READER = """
 its first y and z values, as numbers, however the figure holds them); `window.__charts()`, each drawn chart's
 name -> [its digest, whether it is marked as updating (`data-stale` and `aria-busy`)]; `window.__shows(want)`,
 whether every chart of `want` (name -> digest) that the page shows has those numbers, unmarked."""
+
+LIVE_CHARTS = """async (queries) => {
+  const url = JSON.parse(document.querySelector('meta[name="headdiv-live"]').content).url, out = {};
+  for (const q of queries) {
+    const answer = await fetch(url + "?" + q.replace(/^\\?/, "")).then((r) => (r.status === 200 ? r.json() : null));
+    const charts = {};
+    ((answer && answer.parts) || []).forEach((p) => Object.keys(p.charts).forEach((n) => {
+      charts[n] = window.__digest(p.charts[n].data);
+    }));
+    out[q] = charts;
+  }
+  return out;
+}"""
+"""(queries) -> each state's charts as its live answer draws them (the lecturer's page draws the same), by query:
+name -> `window.__digest` of its data. Needs `CHART_READER` on the page."""

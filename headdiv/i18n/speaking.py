@@ -55,5 +55,5 @@ def speaking(code: str) -> Iterator[None]:
 
 
 def _(message: str) -> str:
-    """`message` in the language spoken now."""
-    return translator(spoken()).gettext(message)
+    """`message` in the language spoken now ("" stays "": gettext's "" is the catalogue's header)."""
+    return translator(spoken()).gettext(message) if message else message

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from bench.drawn import CHART_READER
+from bench.drawn import CHART_READER, LIVE_CHARTS
 from headdiv.i18n import translator
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -305,21 +305,6 @@ def test_a_follower_draws_each_state_as_the_lecturer_does_never_another_state_un
             assert any(marked for _, charts, _ in frames for _, marked in charts.values())
 
 
-# Each state's charts as its live answer draws them (what the lecturer's page draws), by query
-EXPECTED = """async (queries) => {
-  const url = JSON.parse(document.querySelector('meta[name="headdiv-live"]').content).url, out = {};
-  for (const q of queries) {
-    const answer = await fetch(url + "?" + q.replace(/^[?]/, "")).then((r) => (r.status === 200 ? r.json() : null));
-    const charts = {};
-    ((answer && answer.parts) || []).forEach((part) => Object.keys(part.charts).forEach((name) => {
-      charts[name] = window.__digest(part.charts[name].data);
-    }));
-    out[q] = charts;
-  }
-  return out;
-}"""
-
-
 def test_a_follower_the_lecturer_outpaces_never_shows_an_earlier_state_unmarked(browser: Any, server_url: str) -> None:
     """The lecturer walks a tour there and back (steps of two views, none computed before) as fast as the phone
     takes each state's URL, faster than it draws: the phone never shows an earlier step's charts unmarked
@@ -340,7 +325,7 @@ def test_a_follower_the_lecturer_outpaces_never_shows_an_earlier_state_unmarked(
                     "(q) => new URLSearchParams(location.search).toString() === new URLSearchParams(q).toString()",
                     arg=query,
                 )
-            expected = p.evaluate(EXPECTED, sorted(set(states)))
+            expected = p.evaluate(LIVE_CHARTS, sorted(set(states)))
             p.wait_for_function("(want) => window.__shows(want)", arg=expected[states[-1]], timeout=60_000)
             frames = p.evaluate("() => window.__frames")
     finally:

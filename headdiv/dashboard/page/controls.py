@@ -70,7 +70,7 @@ def labelled(p: Param, widget: Component) -> Component:
     """A scenario control with its value badge and a line (`why-<name>`) saying why it is disabled, when a
     view does not use it (filled by the app from the views' `ignores`)."""
     label = html.Span([_(p.label or p.name), html.Span(id=f"lbl-{p.name}", className="value-badge")])
-    box = control(label, widget, p.name, _(p.help) if p.help else "")  # type: ignore[arg-type]
+    box = control(label, widget, p.name, _(p.help))  # type: ignore[arg-type]
     box.children = [*box.children, html.Div(id=f"why-{p.name}", className="why-disabled")]  # type: ignore[attr-defined,misc]
     return box
 

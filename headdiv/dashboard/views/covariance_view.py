@@ -14,7 +14,7 @@ from headdiv.dashboard.page.components import chart_outputs, control, export_bar
 from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param
 from headdiv.dashboard.views.diversity_view import thetas
-from headdiv.dashboard.views.view_protocol import Ignores, View, ViewJob
+from headdiv.dashboard.views.view_protocol import View, ViewJob
 from headdiv.figures import covariance_charts as figs
 from headdiv.figures.verdict_sentences import covariance_verdict
 from headdiv.i18n import N_
@@ -85,7 +85,7 @@ LAB_IGNORES: dict[str, str] = {
     "theta": N_("the lab turns θ itself from 0° to 90°"),
     "geometry": N_("the lab's heads are always equiangular"),
 }
-"""The scenario keys the lab ignores, each with its reason (marked here, said in the page's language)."""
+"""The scenario keys the lab ignores, each with its reason (marked here; `View.ignored` says them in the page's language)."""
 
 
 VIEW = View(
@@ -101,5 +101,5 @@ VIEW = View(
     description=N_("Lemma 4.1 says orthogonal heads do not covary: measure it, and split what they share."),
     jobs=(ViewJob("cv", covariance_request, "covariance-lab"),),
     live=(LivePart(covariance_request, lambda result, state: charts(result, state.get("cv_pair")), ("cv_pair",)),),
-    ignores=Ignores(tuple(LAB_IGNORES), lambda _state: {key: _(reason) for key, reason in LAB_IGNORES.items()}),
+    ignores=LAB_IGNORES,
 )

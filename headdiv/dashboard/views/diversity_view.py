@@ -15,7 +15,7 @@ from headdiv.dashboard.drawing.view_jobs import draw_result
 from headdiv.dashboard.page.components import chart_outputs, control, export_bar, graph, job_status, view_page
 from headdiv.dashboard.page.language import _
 from headdiv.dashboard.page.url_state import PageState, Param
-from headdiv.dashboard.views.view_protocol import Ignores, View, ViewJob
+from headdiv.dashboard.views.view_protocol import View, ViewJob
 from headdiv.figures import sweep_charts as figs
 from headdiv.figures.verdict_sentences import diversity_verdict
 from headdiv.i18n import N_
@@ -130,7 +130,7 @@ SWEEP_IGNORES: dict[str, str] = {
     "signal": N_("each regime fixes where the signal lives"),
     "geometry": N_("the sweep's heads are always equiangular"),
 }
-"""The scenario keys the view ignores, each with its reason (marked here, said in the page's language)."""
+"""The scenario keys the view ignores, each with its reason (marked here; `View.ignored` says them in the page's language)."""
 
 
 VIEW = View(
@@ -148,5 +148,5 @@ VIEW = View(
         for r in REGIMES
     ),
     live=tuple(LivePart(partial(sweep_request, regime=r), partial(charts, r)) for r in REGIMES),
-    ignores=Ignores(tuple(SWEEP_IGNORES), lambda _state: {key: _(reason) for key, reason in SWEEP_IGNORES.items()}),
+    ignores=SWEEP_IGNORES,
 )

@@ -78,8 +78,7 @@ def layout(state: PageState) -> Component:
     def number(name: str, cid: str, label: str, field: str, step: float | str = 1) -> Component:
         info = FIELDS[field]
         # the field's description comes from the request schema, translated where it is marked there
-        help_text = _(info.description) if info.description else ""
-        return control(label, number_input(cid, state.get(name), step=step), name, help_text)
+        return control(label, number_input(cid, state.get(name), step=step), name, _(info.description or ""))
 
     def choice(name: str, cid: str, label: str, options: dict[str, str]) -> Component:
         return control(
